@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The `gateway` command: `gateway start [--config FILE]` and `gateway sim [--config FILE] [--host H] [--port N]`.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config/load.js';
+import { startSim } from '../sim/server.js';
+import { startGateway } from './start-gateway.js';
+
+const USAGE = `usage:
+  gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
+  gateway sim [--config FILE] [--host H] [--port N]  run the reference upstream alone`;
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const command = positionals[0];
+  if (values.help || command === undefined || command === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const loaded = loadConfig(values.config ?? process.env.GATEWAY_CONFIG);
+  if (command === 'start') {
+    const gateway = await startGateway(loaded);
+    gateway.log.info({ url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls }, 'gateway listening');
+    console.error(`\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`);
+    onSignal(() => gateway.close());
+    return;
+  }
+  if (command === 'sim') {
+    const sim = loaded.config.sim;
+    const running = await startSim({
+      host: values.host ?? sim.host,
+      port: values.port !== undefined ? Number(values.port) : sim.port,
+      servedModel: loaded.config.model.upstream_name,
+      ttftMs: sim.ttft_ms,
+      itlMs: sim.itl_ms,
+      outputTokens: sim.output_tokens,
+      ...(sim.api_key !== undefined ? { apiKey: sim.api_key } : {}),
+    });
+    console.log(`reference upstream on ${running.url}/v1 serving '${loaded.config.model.upstream_name}'`);
+    onSignal(() => running.close());
+    return;
+  }
+  throw new UsageError(`unknown command '${command}'\n${USAGE}`);
+}
+
+class UsageError extends Error {}
+
+function onSignal(close: () => Promise<void>): void {
+  const stop = (): void => {
+    close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof UsageError) console.error(`gateway: ${error.message}`);
+  else console.error(error);
+  process.exit(error instanceof UsageError ? 64 : 1);
+});

@@ -1,0 +1,102 @@
+// The composition root: the one place that knows every part by name and puts them together.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream, Logger } from 'pino';
+import { loadPlugins } from '../config/plugins.js';
+import type { LoadedConfig } from '../config/load.js';
+import { builtinPlugins } from '../plugins/index.js';
+import { createChatDialect } from '../plugins/translate/chat/index.js';
+import { renderChatError } from '../plugins/translate/chat/errors.js';
+import { renderMessagesError } from '../plugins/translate/messages/errors.js';
+import { composeChain } from '../proxy/chain.js';
+import { createRequestListener } from '../proxy/gateway.js';
+import { createLogger } from '../proxy/log.js';
+import { modelsBody } from '../proxy/models.js';
+import { Router } from '../proxy/router.js';
+import { createChatCall } from '../proxy/upstream/chat-call.js';
+import { UpstreamPool } from '../proxy/upstream/pool.js';
+import { startSim, type RunningSim } from '../sim/server.js';
+
+export interface RunningGateway {
+  /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
+  url: string;
+  /** The upstream URLs in use (the embedded sim's when none is configured). */
+  upstreamUrls: string[];
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Where logs go (stdout by default). */
+  logDestination?: DestinationStream;
+}
+
+export async function startGateway(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const { config } = loaded;
+  const env = options.env ?? process.env;
+  const log = createLogger(config.log.level, options.logDestination);
+  let sim: RunningSim | undefined;
+  let urls = config.upstream.urls;
+  if (urls.length === 0) {
+    sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
+    urls = [`${sim.url}/v1`];
+    log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
+  }
+  const pool = new UpstreamPool({
+    urls,
+    apiKey: config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined),
+    connections: config.upstream.connections,
+    connectTimeoutMs: config.upstream.connect_timeout_ms,
+    firstByteTimeoutMs: config.upstream.first_byte_timeout_ms,
+    idleTimeoutMs: config.upstream.idle_timeout_ms,
+    retries: config.upstream.retries,
+    retryBaseMs: config.upstream.retry_base_ms,
+    retryMaxMs: config.upstream.retry_max_ms,
+    unhealthyMs: config.upstream.unhealthy_ms,
+  });
+  const plugins = await loadPlugins(loaded, builtinPlugins, { modelId: config.model.id });
+  const terminal = createChatCall(pool, {
+    modelId: config.model.id,
+    servedModel: config.model.upstream_name,
+    forwardHeaders: config.upstream.forward_headers,
+    maxEventBytes: config.upstream.max_event_bytes,
+  });
+  const router = new Router({ chat: createChatDialect(config.model.id) }, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
+  const listener = createRequestListener({
+    router,
+    chain: composeChain(plugins, terminal),
+    log,
+    bodyLimitBytes: config.server.body_limit_bytes,
+    defaultWire: config.wire,
+    models: modelsBody({ id: config.model.id, displayName: config.model.display_name, ownedBy: config.model.owned_by, created: config.model.created }),
+  });
+  const server = createServer({ keepAliveTimeout: 65_000 }, listener);
+  await listen(server, config.server.port, config.server.host);
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    upstreamUrls: urls,
+    log,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      for (const plugin of plugins) await plugin.close?.();
+      await pool.close();
+      await sim?.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,132 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject } from 'ajv';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import schema from '../schemas/config.schema.json' with { type: 'json' };
+import { paramOf } from '../proxy/validator.js';
+import type { GatewayConfig } from './types.js';
+
+/** A config that cannot be used; the message names the file, the line and the key. */
+export class ConfigError extends Error {}
+
+export type ConfigPath = ReadonlyArray<string | number>;
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  /** The folder paths in the config are relative to (the config file's, or the working directory). */
+  baseDir: string;
+  /** Where a key was set, for error messages: `file:line`, or `environment`/`defaults`. */
+  locate(path: ConfigPath): string;
+}
+
+interface Source {
+  file: string;
+  doc: Document;
+  lines: LineCounter;
+}
+
+const validateConfig = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }).compile<GatewayConfig>(schema);
+
+/** The embedded defaults, then the config file over them, then GATEWAY_* variables over both; validated. */
+export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const sources = [readSource(join(packageRoot(), 'config', 'default.yaml'))];
+  if (file !== undefined) sources.unshift(readSource(resolve(file)));
+  const merged = sources.reduceRight<Record<string, unknown>>((config, source) => mergeOver(config, source.doc.toJS() ?? {}), {});
+  const fromEnv = applyEnvironment(merged, env);
+  const locate = (path: ConfigPath): string => {
+    const key = path.join('.');
+    if (fromEnv.has(key)) return `environment ${fromEnv.get(key)}`;
+    for (const source of sources) {
+      const node = source.doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+      if (node?.range) return `${source.file}:${source.lines.linePos(node.range[0]).line}`;
+    }
+    return sources[0]!.file;
+  };
+  if (!validateConfig(merged)) throw new ConfigError(describe(validateConfig.errors?.[0], locate));
+  return { config: merged, baseDir: file === undefined ? process.cwd() : dirname(resolve(file)), locate };
+}
+
+function readSource(file: string): Source {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError(`${file}: cannot read the config file`);
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const problem = doc.errors[0];
+  if (problem) {
+    const line = problem.linePos?.[0]?.line ?? lines.linePos(problem.pos[0]).line;
+    throw new ConfigError(`${file}:${line}: invalid YAML: ${problem.message.split('\n')[0]}`);
+  }
+  return { file, doc, lines };
+}
+
+/** Objects merge key by key; anything else (arrays included) from `over` replaces. */
+function mergeOver(base: Record<string, unknown>, over: unknown): Record<string, unknown> {
+  if (!isRecord(over)) return base;
+  const result: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = result[key];
+    result[key] = isRecord(current) && isRecord(value) ? mergeOver(current, value) : value;
+  }
+  return result;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The GATEWAY_* overrides; returns which config keys they set, for error messages. */
+function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEnv): Map<string, string> {
+  const set = new Map<string, string>();
+  const assign = (variable: string, path: [string, string] | [string], value: unknown): void => {
+    if (path.length === 1) config[path[0]] = value;
+    else {
+      const section = isRecord(config[path[0]]) ? (config[path[0]] as Record<string, unknown>) : {};
+      section[path[1]] = value;
+      config[path[0]] = section;
+    }
+    set.set(path.join('.'), variable);
+  };
+  const integer = (variable: string, text: string): number => {
+    if (!/^\d+$/.test(text)) throw new ConfigError(`environment ${variable}: '${text}' is not a whole number`);
+    return Number(text);
+  };
+  if (env.GATEWAY_HOST) assign('GATEWAY_HOST', ['server', 'host'], env.GATEWAY_HOST);
+  if (env.GATEWAY_PORT) assign('GATEWAY_PORT', ['server', 'port'], integer('GATEWAY_PORT', env.GATEWAY_PORT));
+  if (env.GATEWAY_UPSTREAM_URL) assign('GATEWAY_UPSTREAM_URL', ['upstream', 'urls'], env.GATEWAY_UPSTREAM_URL.split(',').map((url) => url.trim()).filter(Boolean));
+  if (env.GATEWAY_MODEL_ID) assign('GATEWAY_MODEL_ID', ['model', 'id'], env.GATEWAY_MODEL_ID);
+  if (env.GATEWAY_UPSTREAM_MODEL) assign('GATEWAY_UPSTREAM_MODEL', ['model', 'upstream_name'], env.GATEWAY_UPSTREAM_MODEL);
+  if (env.GATEWAY_LOG_LEVEL) assign('GATEWAY_LOG_LEVEL', ['log', 'level'], env.GATEWAY_LOG_LEVEL);
+  if (env.GATEWAY_DATA_DIR) assign('GATEWAY_DATA_DIR', ['data_dir'], env.GATEWAY_DATA_DIR);
+  return set;
+}
+
+function describe(error: ErrorObject | undefined, locate: (path: ConfigPath) => string): string {
+  if (error === undefined) return 'the config is invalid';
+  const path = error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') {
+    const key = String(params.additionalProperty);
+    return `${locate([...path, key])}: unknown key '${paramOf(error.instancePath, key)}'`;
+  }
+  if (error.keyword === 'required') {
+    return `${locate(path)}: missing key '${paramOf(error.instancePath, String(params.missingProperty))}'`;
+  }
+  const allowed = error.keyword === 'enum' ? ` (${(params.allowedValues as unknown[]).join(', ')})` : '';
+  return `${locate(path)}: key '${paramOf(error.instancePath) || '(root)'}' ${error.message ?? 'is invalid'}${allowed}`;
+}
+
+/** The folder holding package.json, from source (config/) or from the build (dist/config/). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  return dir;
+}

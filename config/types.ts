@@ -1,0 +1,34 @@
+// The shape of the config file; schemas/config.schema.json is the authority that checks it.
+import type { JsonObject } from '../proxy/canonical.js';
+import type { WireProfile } from '../proxy/dialect.js';
+
+export interface PluginEntry {
+  name?: string;
+  path?: string;
+  options?: JsonObject;
+}
+
+export interface GatewayConfig {
+  server: { host: string; port: number; body_limit_bytes: number };
+  model: { id: string; upstream_name: string; display_name: string; owned_by: string; created: number };
+  upstream: {
+    urls: string[];
+    api_key?: string;
+    api_key_env?: string;
+    connections: number;
+    connect_timeout_ms: number;
+    first_byte_timeout_ms: number;
+    idle_timeout_ms: number;
+    retries: number;
+    retry_base_ms: number;
+    retry_max_ms: number;
+    unhealthy_ms: number;
+    max_event_bytes: number;
+    forward_headers: string[];
+  };
+  wire: WireProfile;
+  plugins: PluginEntry[];
+  sim: { host: string; port: number; ttft_ms: number; itl_ms: number; output_tokens: number; api_key?: string };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
+  data_dir: string;
+}

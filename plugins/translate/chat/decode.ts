@@ -1,0 +1,47 @@
+import type { ChatRequest } from '../../../proxy/canonical.js';
+import { GatewayError } from '../../../proxy/errors.js';
+import { compileValidator } from '../../../proxy/validator.js';
+import schema from '../../../schemas/chat-request.json' with { type: 'json' };
+
+const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(schema);
+
+/** Validates a chat-completions body and returns the canonical request: nearly the identity. */
+export function decodeChat(body: unknown, modelId: string): ChatRequest {
+  refuseServerTools(body);
+  const request = validate(body);
+  if (request.model !== modelId) {
+    throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model '${request.model}' does not exist; this gateway serves '${modelId}'.`, 'model');
+  }
+  checkToolChoice(request);
+  const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
+  if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
+  return canonical;
+}
+
+/** Spec rule 7: no web search (nor any other non-function tool) on this endpoint. Checked before the schema to say why. */
+function refuseServerTools(body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const record = body as { tools?: unknown; web_search_options?: unknown };
+  if (record.web_search_options !== undefined) {
+    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.', 'web_search_options');
+  }
+  if (!Array.isArray(record.tools)) return;
+  record.tools.forEach((tool: unknown, index) => {
+    const type = typeof tool === 'object' && tool !== null ? (tool as { type?: unknown }).type : undefined;
+    if (type === 'function' || type === undefined) return;
+    const param = `tools[${index}].type`;
+    const why = typeof type === 'string' && type.includes('search')
+      ? 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.'
+      : `Tool type '${String(type)}' is not supported on /v1/chat/completions; only 'function' tools are.`;
+    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', why, param);
+  });
+}
+
+function checkToolChoice(request: ChatRequest): void {
+  const choice = request.tool_choice;
+  if (typeof choice !== 'object') return;
+  const name = choice.function.name;
+  if (!request.tools?.some((tool) => tool.function.name === name)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`, 'tool_choice.function.name');
+  }
+}

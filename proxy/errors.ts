@@ -1,0 +1,71 @@
+// One catalogue of gateway errors. Each code has a status and a kind; each dialect renders the kind
+// in its own wire shape (plugins/translate/<dialect>/errors.ts).
+
+export type ErrorKind =
+  | 'invalid_request'
+  | 'authentication'
+  | 'permission'
+  | 'billing'
+  | 'not_found'
+  | 'model_not_found'
+  | 'too_large'
+  | 'rate_limit'
+  | 'upstream'
+  | 'overloaded'
+  | 'timeout'
+  | 'internal';
+
+interface ErrorSpec {
+  status: number;
+  kind: ErrorKind;
+  /** The chat dialect's `code` field (null where OpenAI sends null). */
+  chatCode: string | null;
+}
+
+const CATALOGUE = {
+  GW_ERR_REQUEST_MALFORMED_JSON: { status: 400, kind: 'invalid_request', chatCode: null },
+  GW_ERR_REQUEST_INVALID: { status: 400, kind: 'invalid_request', chatCode: null },
+  GW_ERR_REQUEST_UNSUPPORTED_TOOL: { status: 400, kind: 'invalid_request', chatCode: null },
+  GW_ERR_REQUEST_BAD_HEADER: { status: 400, kind: 'invalid_request', chatCode: null },
+  GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'too_large', chatCode: 'request_too_large' },
+  GW_ERR_MODEL_NOT_FOUND: { status: 404, kind: 'model_not_found', chatCode: 'model_not_found' },
+  GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', chatCode: 'unknown_url' },
+  GW_ERR_ROUTE_NOT_ENABLED: { status: 404, kind: 'not_found', chatCode: 'endpoint_not_enabled' },
+  GW_ERR_ROUTE_METHOD_NOT_ALLOWED: { status: 405, kind: 'invalid_request', chatCode: 'method_not_allowed' },
+  GW_ERR_UPSTREAM_REJECTED: { status: 400, kind: 'invalid_request', chatCode: null },
+  GW_ERR_UPSTREAM_UNREACHABLE: { status: 502, kind: 'upstream', chatCode: 'upstream_unreachable' },
+  GW_ERR_UPSTREAM_FAILED: { status: 502, kind: 'upstream', chatCode: 'upstream_error' },
+  GW_ERR_UPSTREAM_BAD_RESPONSE: { status: 502, kind: 'upstream', chatCode: 'upstream_bad_response' },
+  GW_ERR_UPSTREAM_STREAM_CUT: { status: 502, kind: 'upstream', chatCode: 'upstream_stream_cut' },
+  GW_ERR_UPSTREAM_OVERLOADED: { status: 503, kind: 'overloaded', chatCode: 'upstream_overloaded' },
+  GW_ERR_UPSTREAM_TIMEOUT: { status: 504, kind: 'timeout', chatCode: 'upstream_timeout' },
+  GW_ERR_INTERNAL: { status: 500, kind: 'internal', chatCode: 'internal_error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof CATALOGUE;
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly kind: ErrorKind;
+  readonly chatCode: string | null;
+  /** The request field the error is about, e.g. `messages[0].role`, or null. */
+  readonly param: string | null;
+
+  constructor(code: ErrorCode, message: string, param: string | null = null) {
+    super(message);
+    const spec: ErrorSpec = CATALOGUE[code];
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = spec.status;
+    this.kind = spec.kind;
+    this.chatCode = spec.chatCode;
+    this.param = param;
+  }
+}
+
+/** Any thrown value as a GatewayError; unknown faults become GW_ERR_INTERNAL without leaking their text. */
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('GW_ERR_INTERNAL', 'The gateway failed to process the request.');
+}

@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { ChatRequest } from './canonical.js';
+import type { Dialect, WireProfile } from './dialect.js';
+import type { Route } from './router.js';
+
+/**
+ * Per-request variables that plugins share. A plugin that sets one declares it here by
+ * declaration merging (`declare module '…/proxy/exchange.js' { interface ExchangeLocals { org: Org } }`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ExchangeLocals {}
+
+/** One client request and everything the gateway learns about it on the way through. */
+export class Exchange {
+  readonly id: string;
+  readonly startedAt = performance.now();
+  /** Unix seconds at arrival: the `created` of every object the response carries. */
+  readonly created = Math.floor(Date.now() / 1000);
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly route: Route;
+  readonly log: Logger;
+  /** Aborted when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+  /** Headers every response to this request carries, error or success (plugins add theirs). */
+  readonly responseHeaders: Record<string, string>;
+  readonly locals: Partial<ExchangeLocals> = {};
+  wire: WireProfile;
+  /** The parsed request body in the caller's dialect. */
+  body: unknown = undefined;
+  /** The canonical request, set once the body is decoded. */
+  request: ChatRequest | undefined = undefined;
+
+  constructor(init: { id: string; req: IncomingMessage; res: ServerResponse; route: Route; log: Logger; signal: AbortSignal; wire: WireProfile }) {
+    this.id = init.id;
+    this.req = init.req;
+    this.res = init.res;
+    this.route = init.route;
+    this.log = init.log;
+    this.signal = init.signal;
+    this.wire = init.wire;
+    this.responseHeaders = { 'x-request-id': init.id };
+  }
+
+  /** The dialect of the route; generation routes always have one. */
+  get dialect(): Dialect | undefined {
+    return this.route.dialect;
+  }
+}

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { CompletionAccumulator } from './accumulate.js';
+import { readJsonBody } from './body.js';
+import type { Chain } from './chain.js';
+import type { JsonObject } from './canonical.js';
+import type { Dialect, WireProfile } from './dialect.js';
+import { asGatewayError, GatewayError } from './errors.js';
+import { Exchange } from './exchange.js';
+import type { EventStream } from './plugin.js';
+import { sendError, sendEventStream, sendJson } from './respond.js';
+import type { Router } from './router.js';
+
+export interface GatewayOptions {
+  router: Router;
+  chain: Chain;
+  log: Logger;
+  bodyLimitBytes: number;
+  defaultWire: WireProfile;
+  models: JsonObject;
+}
+
+/** The HTTP entry point: route, run the chain, write the answer in the caller's dialect. */
+export function createRequestListener(options: GatewayOptions): RequestListener {
+  return (req, res) => {
+    void handle(options, req, res);
+  };
+}
+
+async function handle(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const id = randomBytes(12).toString('hex');
+  const match = options.router.match(req.method ?? 'GET', req.url ?? '/');
+  if (!match.found) {
+    const error = match.reason === 'path'
+      ? new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `Unknown endpoint: ${req.method} ${req.url}.`)
+      : new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.url}.`);
+    req.resume();
+    sendError(res, match.errors, error, { 'x-request-id': id });
+    return;
+  }
+  const route = match.route;
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const exchange = new Exchange({ id, req, res, route, log: options.log.child({ requestId: id }), signal: controller.signal, wire: options.defaultWire });
+  let failure: GatewayError | undefined;
+  try {
+    exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
+    for (const hook of options.chain.onRequest) await hook(exchange);
+    switch (route.kind) {
+      case 'health':
+        sendJson(res, 200, exchange.responseHeaders, { status: 'ok' });
+        break;
+      case 'models':
+        sendJson(res, 200, exchange.responseHeaders, options.models);
+        break;
+      case 'generate':
+        failure = await generate(options, exchange, enabled(route.dialect, req));
+        break;
+      case 'count_tokens':
+        enabled(undefined, req);
+        break;
+    }
+  } catch (error) {
+    failure = asGatewayError(error);
+    if (failure.code === 'GW_ERR_INTERNAL') exchange.log.error({ err: error }, 'internal error');
+    if (!res.headersSent) sendError(res, route.errors, failure, exchange.responseHeaders);
+    else res.end();
+  } finally {
+    const ms = Math.round((performance.now() - exchange.startedAt) * 100) / 100;
+    const aborted = controller.signal.aborted;
+    exchange.log.info({ method: req.method, path: route.path, status: res.statusCode, ms, aborted, error: failure?.code }, 'request');
+  }
+}
+
+/** Reads and decodes the body, runs the chain, and writes the stream or the body. */
+async function generate(options: GatewayOptions, exchange: Exchange, dialect: Dialect): Promise<GatewayError | undefined> {
+  exchange.body = await readJsonBody(exchange.req, options.bodyLimitBytes);
+  const request = dialect.decode(exchange.body, exchange);
+  exchange.request = request;
+  const events = await options.chain.generate(exchange);
+  if (dialect.wantsStream(request)) {
+    return sendEventStream(exchange.res, exchange.responseHeaders, dialect.streamEncoder(exchange), events, exchange.signal);
+  }
+  sendJson(exchange.res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange));
+  return undefined;
+}
+
+async function collect(events: EventStream): Promise<ReturnType<CompletionAccumulator['result']>> {
+  const accumulator = new CompletionAccumulator();
+  for await (const event of events) accumulator.add(event.chunk);
+  return accumulator.result();
+}
+
+function enabled(dialect: Dialect | undefined, req: IncomingMessage): Dialect {
+  if (dialect !== undefined) return dialect;
+  req.resume();
+  throw new GatewayError('GW_ERR_ROUTE_NOT_ENABLED', `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`);
+}
+
+function wireOf(header: string | string[] | undefined, fallback: WireProfile): WireProfile {
+  if (header === undefined) return fallback;
+  if (header === 'spec' || header === 'openai') return header;
+  throw new GatewayError('GW_ERR_REQUEST_BAD_HEADER', "Invalid value for header 'x-gateway-wire': must be 'spec' or 'openai'.", 'x-gateway-wire');
+}

@@ -1,0 +1,34 @@
+import type { CanonicalEvent, JsonObject } from './canonical.js';
+import type { Exchange } from './exchange.js';
+
+/** The response side of the chain: canonical events, produced lazily as the upstream sends them. */
+export type EventStream = AsyncIterable<CanonicalEvent>;
+
+/** Calls the rest of the chain (and finally the upstream). A plugin may call it more than once (search loops). */
+export type Next = () => Promise<EventStream>;
+
+/**
+ * A plugin has up to two hooks, both optional:
+ * - `onRequest` runs for every API route before the body is read (auth, request counting);
+ * - `handle` wraps the upstream call of generation routes as an onion: it may change `exchange.request`
+ *   on the way in, answer early by throwing a GatewayError, and see (or wrap) the events on the way out.
+ */
+export interface Plugin {
+  readonly name: string;
+  onRequest?(exchange: Exchange): void | Promise<void>;
+  handle?(exchange: Exchange, next: Next): Promise<EventStream>;
+  close?(): void | Promise<void>;
+}
+
+export interface PluginContext {
+  /** The public model id the gateway serves. */
+  readonly modelId: string;
+  /** Resolves a path written in the config file relative to that file's folder. */
+  resolvePath(path: string): string;
+}
+
+/** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */
+export interface PluginModule {
+  readonly optionsSchema?: JsonObject;
+  create(options: JsonObject, context: PluginContext): Plugin | Promise<Plugin>;
+}

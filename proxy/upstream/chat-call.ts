@@ -1,0 +1,96 @@
+import type { CanonicalEvent, ChatChunk, ChatCompletion, ChatRequest } from '../canonical.js';
+import type { Handler } from '../chain.js';
+import { GatewayError } from '../errors.js';
+import type { Exchange } from '../exchange.js';
+import { readSse } from '../sse.js';
+import type { UpstreamPool, UpstreamResponse } from './pool.js';
+import { streamReadError, upstreamStatusError } from './upstream-errors.js';
+import { completionAsChunk } from './completion-chunk.js';
+
+export interface ChatCallOptions {
+  /** The public model id clients use. */
+  modelId: string;
+  /** The name the upstream serves the model under; the client never sees it. */
+  servedModel: string;
+  /** Client headers passed on to the upstream (lower case); everything else stays here. */
+  forwardHeaders: string[];
+  maxEventBytes: number;
+}
+
+/** The end of the chain: sends the canonical request to the upstream and yields its answer as canonical events. */
+export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Handler {
+  const hideName = (text: string): string => text.split(options.servedModel).join(options.modelId);
+  return async (exchange: Exchange) => {
+    const request = exchange.request;
+    if (request === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'The request was not decoded.');
+    const response = await pool.post('/chat/completions', upstreamBody(request, options.servedModel), {
+      signal: exchange.signal,
+      headers: forwardedHeaders(exchange, options.forwardHeaders),
+    });
+    if (response.statusCode !== 200) throw await upstreamStatusError(response, hideName);
+    return request.stream === true ? chunkEvents(response, options.maxEventBytes) : completionEvents(response);
+  };
+}
+
+/** The request as the upstream gets it: its own model name, and usage always asked for on streams (metering needs it). */
+function upstreamBody(request: ChatRequest, servedModel: string): string {
+  if (request.stream !== true) return JSON.stringify({ ...request, model: servedModel });
+  return JSON.stringify({ ...request, model: servedModel, stream_options: { ...request.stream_options, include_usage: true } });
+}
+
+function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, string> {
+  const headers: Record<string, string> = { 'x-request-id': exchange.id };
+  for (const name of names) {
+    const value = exchange.req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
+}
+
+async function* chunkEvents(response: UpstreamResponse, maxEventBytes: number): AsyncGenerator<CanonicalEvent> {
+  let finished = false;
+  try {
+    for await (const message of readSse(response.body, maxEventBytes)) {
+      // Read on to the end of the body after [DONE], so the keep-alive connection goes back to the pool.
+      if (message.data === '[DONE]') {
+        finished = true;
+        continue;
+      }
+      const chunk = parseChunk(message.data);
+      if (chunk.choices.some((choice) => choice.finish_reason)) finished = true;
+      yield { type: 'chunk', chunk };
+    }
+  } catch (error) {
+    throw streamReadError(error);
+  }
+  // Some servers end without [DONE]; a stream that reached its finish_reason is complete all the same.
+  if (!finished) throw new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream before the response was complete.');
+}
+
+function parseChunk(data: string): ChatChunk {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not JSON.');
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not an object.');
+  const record = parsed as { choices?: unknown; error?: unknown; object?: unknown };
+  if (record.error !== undefined || record.object === 'error') throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The model server reported an error in the middle of the response.');
+  if (!Array.isArray(record.choices)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a chunk without choices.');
+  return parsed as ChatChunk;
+}
+
+async function* completionEvents(response: UpstreamResponse): AsyncGenerator<CanonicalEvent> {
+  let parsed: unknown;
+  try {
+    parsed = await response.body.json();
+  } catch (error) {
+    throw error instanceof SyntaxError ? new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a body that is not JSON.') : streamReadError(error);
+  }
+  const completion = parsed as ChatCompletion;
+  if (typeof parsed !== 'object' || parsed === null || !Array.isArray(completion.choices)) {
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a completion without choices.');
+  }
+  yield { type: 'chunk', chunk: completionAsChunk(completion) };
+}

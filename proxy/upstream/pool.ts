@@ -1,0 +1,116 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { GatewayError } from '../errors.js';
+import { Replica } from './replica.js';
+
+export interface UpstreamPoolOptions {
+  urls: string[];
+  apiKey: string | undefined;
+  connections: number;
+  connectTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  idleTimeoutMs: number;
+  retries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  unhealthyMs: number;
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** Errors that mean the request never reached a working server, so trying again is safe. */
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/**
+ * The upstream replicas: least-outstanding-requests balancing, passive health (a replica that fails
+ * a connection or answers 502/503/504 is taken out for a while), and retries of connection failures
+ * with exponential backoff and full jitter, before the first byte only.
+ */
+export class UpstreamPool {
+  readonly replicas: Replica[];
+  readonly #options: UpstreamPoolOptions;
+  #turn = 0;
+
+  constructor(options: UpstreamPoolOptions) {
+    if (options.urls.length === 0) throw new Error('the upstream pool needs at least one URL');
+    this.#options = options;
+    this.replicas = options.urls.map((url) => new Replica(url, options));
+  }
+
+  /** POSTs a JSON body to `${basePath}${path}` on the best replica. */
+  async post(path: string, body: string, init: { signal: AbortSignal; headers: Record<string, string> }): Promise<UpstreamResponse> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
+    if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    for (let attempt = 0; ; attempt++) {
+      const replica = this.#pick();
+      replica.inFlight += 1;
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await replica.pool.request({
+          method: 'POST',
+          path: replica.basePath + path,
+          headers,
+          body,
+          signal: init.signal,
+          headersTimeout: this.#options.firstByteTimeoutMs,
+          bodyTimeout: this.#options.idleTimeoutMs,
+        });
+      } catch (error) {
+        replica.inFlight -= 1;
+        if (init.signal.aborted) throw error;
+        const code = errorCode(error);
+        if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+          replica.markFailure(Date.now());
+          throw new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', 'The upstream did not answer in time.');
+        }
+        if (!CONNECTION_FAILURES.has(code)) throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The upstream request failed.');
+        replica.markFailure(Date.now());
+        if (attempt >= this.#options.retries) {
+          throw new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.');
+        }
+        await sleep(this.#backoff(attempt), undefined, { signal: init.signal });
+        continue;
+      }
+      response.body.once('close', () => {
+        replica.inFlight -= 1;
+      });
+      if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504) replica.markFailure(Date.now());
+      else replica.markSuccess();
+      return response;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((replica) => replica.pool.close()));
+  }
+
+  /** Healthy replica with the fewest requests in flight (ties rotate); if none is healthy, the one back soonest. */
+  #pick(): Replica {
+    const now = Date.now();
+    const count = this.replicas.length;
+    const start = this.#turn++ % count;
+    let best: Replica | undefined;
+    for (let i = 0; i < count; i++) {
+      const replica = this.replicas[(start + i) % count]!;
+      if (replica.healthyAt(now) && (best === undefined || replica.inFlight < best.inFlight)) best = replica;
+    }
+    if (best !== undefined) return best;
+    return this.replicas.reduce((soonest, replica) => (replica.downUntil < soonest.downUntil ? replica : soonest));
+  }
+
+  #backoff(attempt: number): number {
+    const ceiling = Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** attempt);
+    return Math.random() * ceiling;
+  }
+}
+
+export function errorCode(error: unknown): string {
+  if (error instanceof undiciErrors.UndiciError) return error.code;
+  if (typeof error === 'object' && error !== null && 'code' in error) return String(error.code);
+  return '';
+}

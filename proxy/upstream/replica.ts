@@ -1,0 +1,53 @@
+import { Pool } from 'undici';
+
+export interface ReplicaOptions {
+  connections: number;
+  connectTimeoutMs: number;
+  /** How long a failing replica stays out before it is tried again; doubles per consecutive failure. */
+  unhealthyMs: number;
+}
+
+/** One upstream server: a keep-alive connection pool plus what passive health checking knows of it. */
+export class Replica {
+  readonly origin: string;
+  /** The OpenAI base path, e.g. `/v1`; chat completions live at `${basePath}/chat/completions`. */
+  readonly basePath: string;
+  readonly pool: Pool;
+  inFlight = 0;
+  #failures = 0;
+  #downUntil = 0;
+  readonly #unhealthyMs: number;
+
+  constructor(baseUrl: string, options: ReplicaOptions) {
+    const url = new URL(baseUrl);
+    this.origin = url.origin;
+    const path = url.pathname.replace(/\/+$/, '');
+    this.basePath = path === '' ? '/v1' : path;
+    this.#unhealthyMs = options.unhealthyMs;
+    this.pool = new Pool(this.origin, {
+      connections: options.connections,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: options.connectTimeoutMs },
+    });
+  }
+
+  healthyAt(now: number): boolean {
+    return now >= this.#downUntil;
+  }
+
+  get downUntil(): number {
+    return this.#downUntil;
+  }
+
+  markFailure(now: number): void {
+    this.#failures += 1;
+    const cooldown = Math.min(this.#unhealthyMs * 2 ** (this.#failures - 1), this.#unhealthyMs * 32);
+    this.#downUntil = now + cooldown;
+  }
+
+  markSuccess(): void {
+    this.#failures = 0;
+    this.#downUntil = 0;
+  }
+}

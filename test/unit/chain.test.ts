@@ -1,0 +1,69 @@
+import t from 'tap';
+import { composeChain } from '../../proxy/chain.js';
+import type { CanonicalEvent } from '../../proxy/canonical.js';
+import type { Exchange } from '../../proxy/exchange.js';
+import type { EventStream, Plugin } from '../../proxy/plugin.js';
+
+async function* oneChunk(content: string): AsyncGenerator<CanonicalEvent> {
+  yield { type: 'chunk', chunk: { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content } }] } };
+}
+
+const exchange = {} as Exchange;
+
+t.test('plugins run as an onion in config order: in on the way in, reversed on the way out', async (t) => {
+  const trace: string[] = [];
+  const plugin = (name: string): Plugin => ({
+    name,
+    async handle(_exchange, next) {
+      trace.push(`in ${name}`);
+      const events = await next();
+      trace.push(`out ${name}`);
+      return events;
+    },
+  });
+  const chain = composeChain([plugin('a'), plugin('b')], async () => {
+    trace.push('upstream');
+    return oneChunk('hi');
+  });
+  await chain.generate(exchange);
+  t.same(trace, ['in a', 'in b', 'upstream', 'out b', 'out a']);
+});
+
+t.test('onRequest hooks run in order and plugins without a hook are skipped', async (t) => {
+  const trace: string[] = [];
+  const chain = composeChain(
+    [{ name: 'a', onRequest: () => void trace.push('a') }, { name: 'none' }, { name: 'c', onRequest: async () => void trace.push('c') }],
+    async () => oneChunk(''),
+  );
+  for (const hook of chain.onRequest) await hook(exchange);
+  t.same(trace, ['a', 'c']);
+});
+
+t.test('a plugin may answer early without calling next', async (t) => {
+  let upstreamCalled = false;
+  const chain = composeChain([{ name: 'deny', handle: async () => { throw new Error('denied'); } }], async () => {
+    upstreamCalled = true;
+    return oneChunk('');
+  });
+  await t.rejects(chain.generate(exchange), { message: 'denied' });
+  t.equal(upstreamCalled, false);
+});
+
+t.test('a plugin may call next more than once and wrap the events', async (t) => {
+  let calls = 0;
+  const twice: Plugin = {
+    name: 'twice',
+    async handle(_exchange, next): Promise<EventStream> {
+      const first = await next();
+      const second = await next();
+      return (async function* () {
+        yield* first;
+        yield* second;
+      })();
+    },
+  };
+  const chain = composeChain([twice], async () => oneChunk(`call ${++calls}`));
+  const seen: string[] = [];
+  for await (const event of await chain.generate(exchange)) seen.push(String(event.chunk.choices[0]?.delta.content));
+  t.same(seen, ['call 1', 'call 2']);
+});

@@ -1,0 +1,114 @@
+import t from 'tap';
+import { decodeChat } from '../../plugins/translate/chat/decode.js';
+import { GatewayError } from '../../proxy/errors.js';
+
+const MODEL = 'qwen3-8b';
+const valid = { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] };
+
+function rejection(body: unknown): GatewayError {
+  try {
+    decodeChat(body, MODEL);
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('decodeChat accepted the body');
+}
+
+t.test('a minimal request decodes to itself', async (t) => {
+  t.same(decodeChat(valid, MODEL), valid);
+});
+
+t.test('messages is required (spec rule 2)', async (t) => {
+  const error = rejection({ model: MODEL });
+  t.equal(error.status, 400);
+  t.equal(error.param, 'messages');
+  t.match(error.message, /Missing required field 'messages'/);
+});
+
+t.test('model is required and must be the served id (404 model_not_found, param model)', async (t) => {
+  t.equal(rejection({ messages: valid.messages }).param, 'model');
+  const error = rejection({ ...valid, model: 'gpt-4o' });
+  t.equal(error.status, 404);
+  t.equal(error.code, 'GW_ERR_MODEL_NOT_FOUND');
+  t.equal(error.param, 'model');
+});
+
+t.test('temperature must be within 0..2', async (t) => {
+  t.equal(rejection({ ...valid, temperature: 2.5 }).param, 'temperature');
+  t.equal(rejection({ ...valid, temperature: -0.1 }).param, 'temperature');
+  t.ok(decodeChat({ ...valid, temperature: 2 }, MODEL));
+});
+
+t.test('top_p must be within 0..1', async (t) => {
+  t.equal(rejection({ ...valid, top_p: 1.5 }).param, 'top_p');
+});
+
+t.test('max_tokens must be a positive integer', async (t) => {
+  t.equal(rejection({ ...valid, max_tokens: 0 }).param, 'max_tokens');
+  t.equal(rejection({ ...valid, max_tokens: 2.5 }).param, 'max_tokens');
+  t.equal(rejection({ ...valid, max_tokens: '10' }).param, 'max_tokens');
+});
+
+t.test('max_completion_tokens is accepted as max_tokens', async (t) => {
+  t.same(decodeChat({ ...valid, max_completion_tokens: 7 }, MODEL), { ...valid, max_tokens: 7 });
+});
+
+t.test('wrong types name the field', async (t) => {
+  const error = rejection({ ...valid, messages: 'hello' });
+  t.equal(error.param, 'messages');
+  t.match(error.message, /expected array/);
+  t.equal(rejection({ ...valid, stream: 'yes' }).param, 'stream');
+  t.equal(rejection({ ...valid, messages: [{ role: 'robot', content: 'x' }] }).param, 'messages[0].role');
+  t.equal(rejection({ ...valid, messages: [{ role: 'user' }] }).param, 'messages[0].content');
+});
+
+t.test('a body that is not an object is refused', async (t) => {
+  t.equal(rejection([1, 2]).status, 400);
+  t.equal(rejection('text').status, 400);
+});
+
+t.test('only text content parts are accepted by a text-only model', async (t) => {
+  const error = rejection({ ...valid, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] });
+  t.equal(error.param, 'messages[0].content[0].type');
+});
+
+t.test('tools must be functions with a name', async (t) => {
+  t.equal(rejection({ ...valid, tools: [{ type: 'function', function: {} }] }).param, 'tools[0].function.name');
+});
+
+t.test('a search tool is refused on chat completions (spec rule 7)', async (t) => {
+  const error = rejection({ ...valid, tools: [{ type: 'web_search_preview' }] });
+  t.equal(error.status, 400);
+  t.equal(error.param, 'tools[0].type');
+  t.match(error.message, /Web search is not supported/);
+  t.equal(rejection({ ...valid, web_search_options: {} }).param, 'web_search_options');
+});
+
+t.test('any other non-function tool is refused', async (t) => {
+  const error = rejection({ ...valid, tools: [{ type: 'code_interpreter' }] });
+  t.equal(error.param, 'tools[0].type');
+  t.match(error.message, /only 'function' tools/);
+});
+
+t.test('tool_choice takes auto, required, none or a named function that exists', async (t) => {
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
+  for (const choice of ['auto', 'required', 'none']) t.ok(decodeChat({ ...valid, tools, tool_choice: choice }, MODEL));
+  t.ok(decodeChat({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }, MODEL));
+  t.equal(rejection({ ...valid, tools, tool_choice: 'sometimes' }).param, 'tool_choice');
+  t.equal(rejection({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'nope' } } }).param, 'tool_choice.function.name');
+});
+
+t.test('a tool round trip is accepted: assistant tool_calls, then a tool message', async (t) => {
+  const messages = [
+    { role: 'user', content: 'weather?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+  ];
+  t.ok(decodeChat({ ...valid, messages }, MODEL));
+  t.equal(rejection({ ...valid, messages: [{ role: 'tool', content: 'x' }] }).param, 'messages[0].tool_call_id');
+});
+
+t.test('fields the gateway does not know are passed on unchanged', async (t) => {
+  t.same(decodeChat({ ...valid, seed: 3, top_k: 20 }, MODEL), { ...valid, seed: 3, top_k: 20 });
+});

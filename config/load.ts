@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import schema from '../schemas/config.schema.json' with { type: 'json' };
-import { paramOf } from '../proxy/validator.js';
+import { ajv, paramOf } from '../proxy/validator.js';
 import type { GatewayConfig } from './types.js';
 
 /** A config that cannot be used; the message names the file, the line and the key. */
@@ -26,7 +26,7 @@ interface Source {
   lines: LineCounter;
 }
 
-const validateConfig = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }).compile<GatewayConfig>(schema);
+const validateConfig = ajv.compile<GatewayConfig>(schema);
 
 /** The embedded defaults, then the config file over them, then GATEWAY_* variables over both; validated. */
 export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
@@ -35,8 +35,10 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
   const merged = sources.reduceRight<Record<string, unknown>>((config, source) => mergeOver(config, source.doc.toJS() ?? {}), {});
   const fromEnv = applyEnvironment(merged, env);
   const locate = (path: ConfigPath): string => {
-    const key = path.join('.');
-    if (fromEnv.has(key)) return `environment ${fromEnv.get(key)}`;
+    for (let length = path.length; length > 0; length--) {
+      const variable = fromEnv.get(path.slice(0, length).join('.'));
+      if (variable !== undefined) return `environment ${variable}`;
+    }
     for (const source of sources) {
       const node = source.doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
       if (node?.range) return `${source.file}:${source.lines.linePos(node.range[0]).line}`;

@@ -6,7 +6,9 @@ export function sseFrame(event: string | null, data: string): string {
   return event === null ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
 }
 
-export class SseTooLargeError extends Error {}
+export class SseTooLargeError extends Error {
+  override name = 'SseTooLargeError';
+}
 
 /**
  * Parses an SSE byte stream into messages, lazily: the source is read only as fast as the consumer

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GatewayError, type ErrorCode } from './errors.js';
 
-const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+/** The one Ajv instance for the gateway's own schemas (requests, config). */
+export const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
 
 /** A request validator compiled once at start; failures become a 400 that names the field. */
 export function compileValidator<T>(schema: object, code: ErrorCode = 'GW_ERR_REQUEST_INVALID'): (value: unknown) => T {

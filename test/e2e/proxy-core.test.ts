@@ -1,0 +1,109 @@
+// The proxy core end to end: health, models, request ids, what the upstream sees, disconnects, the plugin chain.
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import t from 'tap';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+const tagPlugin = join(process.cwd(), 'test/fixtures/tag-plugin.mjs');
+let stack: Stack;
+t.before(async () => {
+  stack = await startStack({
+    yaml: `upstream:\n  api_key: upstream-secret\n  forward_headers: [x-sim-itl-ms, x-sim-output-tokens]\nplugins:\n  - path: ${tagPlugin}\n    options: { tag: one }\n  - path: ${tagPlugin}\n    options: { tag: two }\n`,
+    sim: { apiKey: 'upstream-secret' },
+  });
+});
+t.teardown(() => stack.close());
+
+const hello = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hello' }] };
+const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/chat/completions'): Promise<Response> =>
+  fetch(stack.gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+t.test('GET /health answers 200 when the gateway is ready', async (t) => {
+  const response = await fetch(`${stack.gateway.url}/health`);
+  t.equal(response.status, 200);
+  t.same(await response.json(), { status: 'ok' });
+});
+
+t.test('GET /v1/models lists the one public model in the shape both SDKs read', async (t) => {
+  const body = await (await fetch(`${stack.gateway.url}/v1/models`)).json();
+  t.same(body, {
+    object: 'list',
+    data: [{ id: 'qwen3-8b', object: 'model', type: 'model', created: 1745971200, created_at: '2025-04-30T00:00:00.000Z', owned_by: 'gateway', display_name: 'Qwen3 8B' }],
+    has_more: false,
+    first_id: 'qwen3-8b',
+    last_id: 'qwen3-8b',
+  });
+  const listed = await new OpenAI({ apiKey: 'k', baseURL: stack.baseURL }).models.list();
+  t.same(listed.data.map((model) => model.id), ['qwen3-8b']);
+});
+
+t.test('every response carries a request id, and the upstream gets the same id', async (t) => {
+  const response = await post(hello);
+  const id = response.headers.get('x-request-id');
+  t.match(id, /^[0-9a-f]{24}$/);
+  t.equal(((await response.json()) as { id: string }).id, `chatcmpl-${id}`);
+  t.ok(stack.sim.requests().some((request) => request.headers['x-request-id'] === id));
+});
+
+t.test('the upstream gets its served model name and the configured key, never the client\'s key', async (t) => {
+  const response = await post(hello, { authorization: 'Bearer sk-client-secret', 'x-api-key': 'sk-client-secret' });
+  t.equal(response.status, 200);
+  const id = response.headers.get('x-request-id');
+  const seen = stack.sim.requests().find((request) => request.headers['x-request-id'] === id)!;
+  t.equal((seen.body as { model: string }).model, 'Qwen/Qwen3-8B');
+  t.equal(seen.headers.authorization, 'Bearer upstream-secret');
+  t.notOk(JSON.stringify(seen.headers).includes('sk-client-secret'));
+  t.notOk(stack.logs.join('\n').includes('sk-client-secret'), 'no log line shows a key');
+  t.notOk(stack.logs.join('\n').includes('upstream-secret'));
+});
+
+t.test('the client never sees the upstream model name, in bodies or streams', async (t) => {
+  const body = await (await post(hello)).text();
+  const stream = await (await post({ ...hello, stream: true, stream_options: { include_usage: true } })).text();
+  t.notOk(body.includes('Qwen/Qwen3-8B'));
+  t.notOk(stream.includes('Qwen/Qwen3-8B'));
+});
+
+t.test('a streamed answer leaves chunk by chunk, not buffered', async (t) => {
+  const started = performance.now();
+  const response = await post({ ...hello, stream: true }, { 'x-sim-itl-ms': '40', 'x-sim-output-tokens': '10' });
+  const reader = response.body!.getReader();
+  await reader.read();
+  const firstChunkMs = performance.now() - started;
+  while (!(await reader.read()).done);
+  const totalMs = performance.now() - started;
+  t.ok(firstChunkMs < totalMs / 2, `first chunk at ${firstChunkMs.toFixed(0)} ms of ${totalMs.toFixed(0)} ms`);
+});
+
+t.test('a client that disconnects aborts the upstream request', async (t) => {
+  const before = stack.sim.stats().aborted;
+  const response = await post({ ...hello, stream: true }, { 'x-sim-itl-ms': '50', 'x-sim-output-tokens': '200' });
+  const reader = response.body!.getReader();
+  await reader.read();
+  await reader.cancel();
+  const deadline = Date.now() + 3000;
+  while (stack.sim.stats().aborted === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal(stack.sim.stats().aborted, before + 1);
+  t.equal(stack.sim.stats().inFlight, 0);
+});
+
+t.test('the plugin chain from the YAML runs in order on every request', async (t) => {
+  const response = await post(hello);
+  t.equal(response.headers.get('x-tags'), 'one,two');
+  const id = response.headers.get('x-request-id');
+  const seen = stack.sim.requests().find((request) => request.headers['x-request-id'] === id)!;
+  t.same((seen.body as { metadata_tags: string[] }).metadata_tags, ['one', 'two']);
+  t.equal((await fetch(`${stack.gateway.url}/v1/models`)).headers.get('x-tags'), 'one,two', 'request hooks run on every API route');
+});
+
+t.test('endpoints that are not built yet answer a clear 404 in their own dialect, never a 500', async (t) => {
+  const messages = await post({ model: 'qwen3-8b', max_tokens: 10, messages: [] }, {}, '/v1/messages');
+  t.equal(messages.status, 404);
+  t.same(((await messages.json()) as { type: string; error: { type: string } }).error.type, 'not_found_error');
+  const count = await post({}, {}, '/v1/messages/count_tokens');
+  t.equal(count.status, 404);
+  t.equal(((await count.json()) as { type: string }).type, 'error');
+  const responses = await post({}, {}, '/v1/responses');
+  t.equal(responses.status, 404);
+  t.equal(((await responses.json()) as { error: { code: string } }).error.code, 'endpoint_not_enabled');
+});

@@ -1,0 +1,51 @@
+// Starts a reference upstream and a gateway in front of it, on loopback ephemeral ports.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../config/load.js';
+import { startGateway, type RunningGateway } from '../../bin/start-gateway.js';
+import { startSim, type RunningSim, type SimOptions } from '../../sim/server.js';
+
+export interface Stack {
+  gateway: RunningGateway;
+  sim: RunningSim;
+  /** The chat SDKs' base URL: the gateway + /v1. */
+  baseURL: string;
+  /** The log lines the gateway wrote. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** YAML merged over the defaults (the upstream URL and the port are set for you). */
+  yaml?: string;
+  sim?: SimOptions;
+  /** Upstream URLs to use instead of the sim's (e.g. a closed port). */
+  upstreamUrls?: string[];
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const sim = await startSim(options.sim ?? {});
+  const file = join(mkdtempSync(join(tmpdir(), 'gateway-test-')), 'gateway.yaml');
+  writeFileSync(file, options.yaml ?? '{}\n');
+  const env = { GATEWAY_PORT: '0', GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','), GATEWAY_LOG_LEVEL: 'info' };
+  const logs: string[] = [];
+  const logDestination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const gateway = await startGateway(loadConfig(file, env), { env, logDestination });
+  return {
+    gateway,
+    sim,
+    baseURL: `${gateway.url}/v1`,
+    logs,
+    async close() {
+      await gateway.close();
+      await sim.close();
+    },
+  };
+}

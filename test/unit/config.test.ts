@@ -1,0 +1,97 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../config/load.js';
+import { loadPlugins } from '../../config/plugins.js';
+import type { PluginModule } from '../../proxy/plugin.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function configError(action: () => unknown): string {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('no ConfigError');
+}
+
+t.test('the embedded defaults load and validate on their own', async (t) => {
+  const { config } = loadConfig(undefined, {});
+  t.equal(config.server.port, 8080);
+  t.same(config.upstream.urls, []);
+  t.equal(config.wire, 'spec');
+});
+
+t.test('a config file is merged over the defaults', async (t) => {
+  const { config } = loadConfig(file('merge.yaml', 'server:\n  port: 9999\nmodel:\n  id: my-model\n'), {});
+  t.equal(config.server.port, 9999);
+  t.equal(config.server.host, '127.0.0.1', 'keys not in the file keep their default');
+  t.equal(config.model.id, 'my-model');
+});
+
+t.test('GATEWAY_ variables override the file and the defaults', async (t) => {
+  const env = { GATEWAY_HOST: '0.0.0.0', GATEWAY_PORT: '7000', GATEWAY_UPSTREAM_URL: 'http://a:8000/v1, http://b:8000/v1', GATEWAY_DATA_DIR: '/tmp/x' };
+  const { config } = loadConfig(file('env.yaml', 'server:\n  port: 9999\n'), env);
+  t.equal(config.server.host, '0.0.0.0');
+  t.equal(config.server.port, 7000);
+  t.same(config.upstream.urls, ['http://a:8000/v1', 'http://b:8000/v1']);
+  t.equal(config.data_dir, '/tmp/x');
+});
+
+t.test('an invalid value is refused with the file, the line and the key', async (t) => {
+  const path = file('bad-value.yaml', 'server:\n  host: 127.0.0.1\n  port: 70000\n');
+  t.equal(configError(() => loadConfig(path, {})), `${path}:3: key 'server.port' must be <= 65535`);
+});
+
+t.test('an unknown key is refused with its line', async (t) => {
+  const path = file('unknown.yaml', 'upstream:\n  urls: []\n  retrys: 3\n');
+  t.equal(configError(() => loadConfig(path, {})), `${path}:3: unknown key 'upstream.retrys'`);
+});
+
+t.test('invalid YAML is refused with its line', async (t) => {
+  const path = file('syntax.yaml', 'server:\n  port: 1\n\thost: x\n');
+  t.match(configError(() => loadConfig(path, {})), new RegExp(`^${path}:3: invalid YAML`));
+});
+
+t.test('a bad environment value names the variable', async (t) => {
+  t.match(configError(() => loadConfig(undefined, { GATEWAY_PORT: 'eighty' })), /environment GATEWAY_PORT/);
+  t.match(configError(() => loadConfig(undefined, { GATEWAY_UPSTREAM_URL: 'ftp://x' })), /^environment GATEWAY_UPSTREAM_URL: key 'upstream.urls\[0\]'/);
+});
+
+t.test('plugins load in config order, from a path with options', async (t) => {
+  const path = file('plugins.yaml', `plugins:\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: one }\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: two }\n`);
+  const plugins = await loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' });
+  t.same(plugins.map((plugin) => plugin.name), ['tag-one', 'tag-two']);
+});
+
+t.test('a built-in plugin is found by name and gets its options', async (t) => {
+  let received: unknown;
+  const builtin: PluginModule = { create: (options) => ((received = options), { name: 'noop' }) };
+  const path = file('builtin.yaml', 'plugins:\n  - name: noop\n    options: { level: 2 }\n');
+  const plugins = await loadPlugins(loadConfig(path, {}), { noop: builtin }, { modelId: 'm' });
+  t.same(plugins.map((plugin) => plugin.name), ['noop']);
+  t.same(received, { level: 2 });
+});
+
+t.test('an unknown plugin name fails at load, naming the line', async (t) => {
+  const path = file('unknown-plugin.yaml', 'log:\n  level: info\nplugins:\n  - name: nosuch\n');
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' }), new ConfigError(`${path}:4: unknown plugin 'nosuch' (built-in plugins: none)`));
+});
+
+t.test('plugin options are checked against the plugin schema, naming the line', async (t) => {
+  const path = file('bad-options.yaml', `plugins:\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: 5 }\n`);
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' }), { message: `${path}:2: plugin options key 'tag' must be string` });
+});
+
+t.test('a plugin file that cannot be loaded fails at load, naming the line', async (t) => {
+  const path = file('missing-file.yaml', 'plugins:\n  - path: ./does-not-exist.mjs\n');
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' }), { message: new RegExp(`^${path}:2: cannot load plugin file`) });
+});

@@ -1,0 +1,39 @@
+import t from 'tap';
+import { Router } from '../../proxy/router.js';
+import type { Dialect, ErrorRenderer } from '../../proxy/dialect.js';
+
+const shape = (name: string): ErrorRenderer => ({ renderError: () => ({ status: 0, body: { name } }) });
+const chat = { name: 'chat' } as Dialect;
+const router = new Router({ chat }, { chat: shape('chat'), messages: shape('messages'), responses: shape('responses') });
+const errorShape = (renderer: ErrorRenderer): unknown => renderer.renderError({} as never).body.name;
+
+t.test('the spec endpoints route to their kind and dialect', async (t) => {
+  const match = router.match('POST', '/v1/chat/completions');
+  t.ok(match.found && match.route.kind === 'generate' && match.route.dialect === chat);
+  const models = router.match('GET', '/v1/models');
+  t.ok(models.found && models.route.kind === 'models');
+});
+
+t.test('a query string is ignored (the Anthropic SDK sends ?beta=true)', async (t) => {
+  const match = router.match('POST', '/v1/messages?beta=true');
+  t.ok(match.found && match.route.kind === 'generate' && match.route.dialect === undefined);
+});
+
+t.test('responses errors use the chat shape; message routes use the message shape (spec section 7)', async (t) => {
+  const responses = router.match('POST', '/v1/responses');
+  const count = router.match('POST', '/v1/messages/count_tokens');
+  t.equal(responses.found && errorShape(responses.route.errors), 'chat');
+  t.equal(count.found && errorShape(count.route.errors), 'messages');
+});
+
+t.test('an unknown path is not found, in the message shape under /v1/messages and the chat shape elsewhere', async (t) => {
+  const underMessages = router.match('POST', '/v1/messages/batches');
+  t.ok(!underMessages.found && underMessages.reason === 'path' && errorShape(underMessages.errors) === 'messages');
+  const elsewhere = router.match('GET', '/v2/x');
+  t.ok(!elsewhere.found && errorShape(elsewhere.errors) === 'chat');
+});
+
+t.test('a known path with the wrong method is told apart from an unknown path', async (t) => {
+  const match = router.match('GET', '/v1/chat/completions');
+  t.ok(!match.found && match.reason === 'method');
+});

@@ -1,0 +1,87 @@
+// The upstream pool against real servers on loopback: balancing, passive health, retries.
+import { createServer } from 'node:net';
+import t from 'tap';
+import { GatewayError } from '../../proxy/errors.js';
+import { UpstreamPool, type UpstreamPoolOptions } from '../../proxy/upstream/pool.js';
+import { startSim, type RunningSim } from '../../sim/server.js';
+
+const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hi' }], stream: true });
+
+function options(urls: string[], overrides: Partial<UpstreamPoolOptions> = {}): UpstreamPoolOptions {
+  return { urls, apiKey: undefined, connections: 8, connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, idleTimeoutMs: 5000, retries: 2, retryBaseMs: 5, retryMaxMs: 20, unhealthyMs: 60_000, ...overrides };
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const signal = new AbortController().signal;
+let simA: RunningSim;
+let simB: RunningSim;
+t.before(async () => {
+  simA = await startSim({ itlMs: 30, outputTokens: 10 });
+  simB = await startSim({ itlMs: 30, outputTokens: 10 });
+});
+t.teardown(async () => {
+  await simA.close();
+  await simB.close();
+});
+
+t.test('requests go to the replica with the fewest in flight', async (t) => {
+  const pool = new UpstreamPool(options([`${simA.url}/v1`, `${simB.url}/v1`]));
+  const beforeA = simA.stats().requests;
+  const beforeB = simB.stats().requests;
+  const responses = await Promise.all([1, 2, 3, 4].map(() => pool.post('/chat/completions', body, { signal, headers: {} })));
+  t.equal(simA.stats().requests - beforeA, 2);
+  t.equal(simB.stats().requests - beforeB, 2);
+  await Promise.all(responses.map((response) => response.body.text()));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(pool.replicas.map((replica) => replica.inFlight), [0, 0], 'in-flight counts return to zero when the streams end');
+  await pool.close();
+});
+
+t.test('a connection failure is retried on another replica, and the failing one is taken out', async (t) => {
+  const dead = `http://127.0.0.1:${await closedPort()}/v1`;
+  const pool = new UpstreamPool(options([dead, `${simA.url}/v1`]));
+  for (let i = 0; i < 4; i++) {
+    const response = await pool.post('/chat/completions', body, { signal, headers: {} });
+    t.equal(response.statusCode, 200);
+    await response.body.text();
+  }
+  t.notOk(pool.replicas[0]!.healthyAt(Date.now()), 'the dead replica is out');
+  t.ok(pool.replicas[1]!.healthyAt(Date.now()));
+  await pool.close();
+});
+
+t.test('when every attempt fails to connect, the error is upstream unreachable (502)', async (t) => {
+  const pool = new UpstreamPool(options([`http://127.0.0.1:${await closedPort()}/v1`], { retries: 2 }));
+  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.'));
+  await pool.close();
+});
+
+t.test('a replica that refused connections is tried again after its cool-down', async (t) => {
+  const pool = new UpstreamPool(options([`${simB.url}/v1`], { retries: 0, unhealthyMs: 50 }));
+  await simB.setRefusing(true);
+  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), { code: 'GW_ERR_UPSTREAM_UNREACHABLE' });
+  await simB.setRefusing(false);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  const response = await pool.post('/chat/completions', body, { signal, headers: {} });
+  t.equal(response.statusCode, 200);
+  await response.body.text();
+  t.ok(pool.replicas[0]!.healthyAt(Date.now()));
+  await pool.close();
+});
+
+t.test('a base URL without a path gets /v1', async (t) => {
+  const pool = new UpstreamPool(options([simA.url]));
+  t.equal(pool.replicas[0]!.basePath, '/v1');
+  const response = await pool.post('/chat/completions', body, { signal, headers: {} });
+  t.equal(response.statusCode, 200);
+  await response.body.text();
+  await pool.close();
+});

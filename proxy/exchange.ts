@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ChatRequest } from './canonical.js';
-import type { Dialect, WireProfile } from './dialect.js';
+import type { WireProfile } from './dialect.js';
 import type { Route } from './router.js';
 
 /**
@@ -41,10 +41,5 @@ export class Exchange {
     this.signal = init.signal;
     this.wire = init.wire;
     this.responseHeaders = { 'x-request-id': init.id };
-  }
-
-  /** The dialect of the route; generation routes always have one. */
-  get dialect(): Dialect | undefined {
-    return this.route.dialect;
   }
 }

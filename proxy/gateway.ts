@@ -57,17 +57,20 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
         sendJson(res, 200, exchange.responseHeaders, options.models);
         break;
       case 'generate':
-        failure = await generate(options, exchange, enabled(route.dialect, req));
+        if (route.dialect === undefined) throw notEnabled(req);
+        failure = await generate(options, exchange, route.dialect);
         break;
       case 'count_tokens':
-        enabled(undefined, req);
-        break;
+        throw notEnabled(req);
     }
   } catch (error) {
-    failure = asGatewayError(error);
-    if (failure.code === 'GW_ERR_INTERNAL') exchange.log.error({ err: error }, 'internal error');
-    if (!res.headersSent) sendError(res, route.errors, failure, exchange.responseHeaders);
-    else res.end();
+    // A client that went away needs no answer; its upstream call is already aborted.
+    if (!controller.signal.aborted) {
+      failure = asGatewayError(error);
+      if (failure.code === 'GW_ERR_INTERNAL') exchange.log.error({ err: error }, 'internal error');
+      if (!res.headersSent) sendError(res, route.errors, failure, exchange.responseHeaders);
+      else res.end();
+    }
   } finally {
     const ms = Math.round((performance.now() - exchange.startedAt) * 100) / 100;
     const aborted = controller.signal.aborted;
@@ -94,10 +97,9 @@ async function collect(events: EventStream): Promise<ReturnType<CompletionAccumu
   return accumulator.result();
 }
 
-function enabled(dialect: Dialect | undefined, req: IncomingMessage): Dialect {
-  if (dialect !== undefined) return dialect;
+function notEnabled(req: IncomingMessage): GatewayError {
   req.resume();
-  throw new GatewayError('GW_ERR_ROUTE_NOT_ENABLED', `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`);
+  return new GatewayError('GW_ERR_ROUTE_NOT_ENABLED', `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`);
 }
 
 function wireOf(header: string | string[] | undefined, fallback: WireProfile): WireProfile {

@@ -34,7 +34,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
 
 /** The request as the upstream gets it: its own model name, and usage always asked for on streams (metering needs it). */
 function upstreamBody(request: ChatRequest, servedModel: string): string {
-  if (request.stream !== true) return JSON.stringify({ ...request, model: servedModel });
+  if (request.stream !== true) return JSON.stringify({ ...request, model: servedModel, stream_options: undefined });
   return JSON.stringify({ ...request, model: servedModel, stream_options: { ...request.stream_options, include_usage: true } });
 }
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
 import { Replica } from './replica.js';
 
@@ -109,8 +109,7 @@ export class UpstreamPool {
   }
 }
 
+/** The `code` of a Node or undici error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), or ''. */
 export function errorCode(error: unknown): string {
-  if (error instanceof undiciErrors.UndiciError) return error.code;
-  if (typeof error === 'object' && error !== null && 'code' in error) return String(error.code);
-  return '';
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 }

@@ -1,7 +1,9 @@
+import fastJson from 'fast-json-stringify';
 import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../../proxy/canonical.js';
 import type { StreamEncoder, WireProfile } from '../../../proxy/dialect.js';
 import type { GatewayError } from '../../../proxy/errors.js';
 import { sseFrame } from '../../../proxy/sse.js';
+import deltaSchema from '../../../schemas/chat-delta.json' with { type: 'json' };
 import { chatFinishReason, chatUsage } from './encode-body.js';
 import { renderChatError } from './errors.js';
 
@@ -85,7 +87,7 @@ export class ChatStreamEncoder implements StreamEncoder {
 
   #specDelta(index: number, delta: ChatDelta, usage: ChatUsage | undefined): string {
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';
-    return sseFrame('message_delta', `{${this.#head},"choices":[{"index":${index},"delta":${JSON.stringify(delta)}}]${tail}}`);
+    return sseFrame('message_delta', `{${this.#head},"choices":[{"index":${index},"delta":${stringifyDelta(delta)}}]${tail}}`);
   }
 
   #openaiChunk(choices: ChatChunkChoice[], usage: ChatUsage | undefined): string {
@@ -97,13 +99,16 @@ export class ChatStreamEncoder implements StreamEncoder {
         delta = { role: 'assistant', content: '', ...delta };
       }
       if (delta.tool_calls) this.#calledTool.add(choice.index);
-      const finish = choice.finish_reason ? chatFinishReason(choice.finish_reason, this.#calledTool.has(choice.index)) : null;
-      return { index: choice.index, delta, logprobs: choice.logprobs ?? null, finish_reason: finish };
+      const finish = choice.finish_reason ? `"${chatFinishReason(choice.finish_reason, this.#calledTool.has(choice.index))}"` : 'null';
+      return `{"index":${choice.index},"delta":${stringifyDelta(delta)},"logprobs":${JSON.stringify(choice.logprobs ?? null)},"finish_reason":${finish}}`;
     });
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';
-    return sseFrame(null, `{${this.#head},"choices":${JSON.stringify(out)}${tail}}`);
+    return sseFrame(null, `{${this.#head},"choices":[${out.join(',')}]${tail}}`);
   }
 }
+
+/** Compiled once: about 3× faster than JSON.stringify for the per-chunk delta (bench/README.md). */
+const stringifyDelta = fastJson(deltaSchema);
 
 /** The delta without empty fields (vLLM sends `tool_calls: []` beside text) and without the role. */
 function cleanDelta(delta: ChatDelta): ChatDelta {

@@ -1,0 +1,49 @@
+// The deterministic generation rule (README "Generation rule"), as the token ids the model
+// would produce, always ending with <|im_end|>:
+// 1. tool calls when the tool rule (tool-plan.ts) picks any, in Qwen3's <tool_call> format;
+// 2. else, when the conversation ends with tool results: "Tool results: " + their contents;
+// 3. else, when the last user message starts with "echo: ": the rest of it, verbatim;
+// 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
+import type { ChatRequest } from './chat-types.js';
+import type { ChatPrompt } from './chat-prompt.js';
+import { messageText } from './conversation.js';
+import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
+import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
+import { planToolCalls } from './tool-plan.js';
+import { wordTokens } from './words.js';
+
+export type PlannedAnswer =
+  | { kind: 'text'; ids: number[] }
+  | { kind: 'tools'; ids: number[]; text: string; calls: ToolCallLayout[] };
+
+export const ECHO_PREFIX = 'echo: ';
+
+export function planAnswer(request: ChatRequest, prompt: ChatPrompt, outputTokens: number): PlannedAnswer {
+  const { messages } = request;
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const userText = lastUser ? messageText(lastUser.content) : '';
+  const toolResults = trailingToolResults(request);
+  const calls = planToolCalls(request, userText, toolResults.length > 0);
+  if (calls.length > 0) {
+    const { text, layouts } = toolCallText(calls);
+    return { kind: 'tools', ids: [...encode(text), EOS_TOKEN_ID], text, calls: layouts };
+  }
+  if (toolResults.length > 0) {
+    return { kind: 'text', ids: [...encode(`Tool results: ${toolResults.join('; ')}`), EOS_TOKEN_ID] };
+  }
+  if (userText.startsWith(ECHO_PREFIX)) {
+    return { kind: 'text', ids: [...encode(userText.slice(ECHO_PREFIX.length)), EOS_TOKEN_ID] };
+  }
+  return { kind: 'text', ids: [...wordTokens(prompt.seed, Math.max(0, outputTokens - 1)), EOS_TOKEN_ID] };
+}
+
+/** The contents of the tool messages that end the conversation, oldest first. */
+function trailingToolResults(request: ChatRequest): string[] {
+  const results: string[] = [];
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i];
+    if (m?.role !== 'tool') break;
+    results.unshift(messageText(m.content));
+  }
+  return results;
+}

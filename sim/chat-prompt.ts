@@ -1,0 +1,49 @@
+// The prompt of a chat request: rendered and tokenized as vLLM does, cached by content so that
+// repeated requests (benchmarks, retries, /tokenize then chat) tokenize once.
+import type { ChatMessage, FunctionTool } from './chat-types.js';
+import { toTemplateMessages, toTemplateTools } from './conversation.js';
+import { badRequest } from './errors.js';
+import { hashString } from './hash.js';
+import { Lru } from './lru.js';
+import { encode, renderPrompt } from './qwen3-prompt.js';
+
+export interface ChatPromptInput {
+  messages: readonly ChatMessage[];
+  tools: readonly FunctionTool[] | null;
+  addGenerationPrompt?: boolean;
+  chatTemplateKwargs?: Readonly<Record<string, unknown>>;
+}
+
+export interface ChatPrompt {
+  text: string;
+  ids: readonly number[];
+  /** Hash of the rendered text: seeds the generated answer. */
+  seed: number;
+}
+
+const cache = new Lru<string, ChatPrompt>(64);
+
+/** Throws a 400 SimError when the template rejects the conversation or arguments are not JSON. */
+export function chatPrompt(input: ChatPromptInput): ChatPrompt {
+  const messages = toTemplateMessages(input.messages);
+  const tools = toTemplateTools(input.tools);
+  const addGenerationPrompt = input.addGenerationPrompt ?? true;
+  const kwargs = input.chatTemplateKwargs ?? {};
+  const key = JSON.stringify([messages, tools, addGenerationPrompt, kwargs]);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let text: string;
+  try {
+    text = renderPrompt(messages, tools, addGenerationPrompt, kwargs);
+  } catch (err) {
+    throw badRequest(`Error in applying chat template from request: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const prompt: ChatPrompt = { text, ids: encode(text), seed: hashString(text) };
+  cache.set(key, prompt);
+  return prompt;
+}
+
+/** Number of prompt tokens vLLM counts for these messages and tools. */
+export function countChatTokens(input: ChatPromptInput): number {
+  return chatPrompt(input).ids.length;
+}

@@ -112,3 +112,12 @@ t.test('a tool round trip is accepted: assistant tool_calls, then a tool message
 t.test('fields the gateway does not know are passed on unchanged', async (t) => {
   t.same(decodeChat({ ...valid, seed: 3, top_k: 20 }, MODEL), { ...valid, seed: 3, top_k: 20 });
 });
+
+t.test('developer messages reach the model as system messages (open models\' templates drop developer)', async (t) => {
+  const decoded = decodeChat({ ...valid, messages: [{ role: 'developer', content: 'Be brief.' }, ...valid.messages] }, MODEL);
+  t.same(decoded.messages[0], { role: 'system', content: 'Be brief.' });
+});
+
+t.test('a tool_choice without tools is dropped, not sent to an upstream that refuses it', async (t) => {
+  t.notOk('tool_choice' in decodeChat({ ...valid, tool_choice: 'auto' }, MODEL));
+});

@@ -15,6 +15,12 @@ export function decodeChat(body: unknown, modelId: string): ChatRequest {
   checkToolChoice(request);
   const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
   if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
+  // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.
+  if (canonical.tools === undefined || canonical.tools.length === 0) delete canonical.tool_choice;
+  // Open models' chat templates know `system`, not OpenAI's `developer` (Qwen3's drops it silently).
+  if (canonical.messages.some((message) => message.role === 'developer')) {
+    canonical.messages = canonical.messages.map((message) => (message.role === 'developer' ? { ...message, role: 'system' } : message));
+  }
   return canonical;
 }
 

@@ -1,0 +1,93 @@
+// The chart image: grouped bars of CPU per request (per scenario) and of the time to first byte (per concurrency).
+import { ADDED_TTFB_LIMIT_MS, CPU_RATIO_LIMIT, rowFor, type SummaryRow } from './summary.js';
+import type { TtfbResult } from './ttfb.js';
+
+interface Group {
+  label: string;
+  values: Array<number | undefined>;
+  /** A target for the gateway's bar, drawn as a dashed line across the group. */
+  limit?: number | undefined;
+}
+
+interface Panel {
+  title: string;
+  groups: Group[];
+  format: (value: number) => string;
+}
+
+const COLORS = ['#8c8c8c', '#4e79a7', '#59a14f', '#e15759', '#f28e2b', '#b07aa1'];
+const WIDTH = 960;
+const PANEL_HEIGHT = 300;
+const MARGIN = { left: 60, right: 20, top: 40, bottom: 40 };
+
+export function chartSvg(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[], targets: readonly string[], caption: string): string {
+  const cpu: Panel = {
+    title: `CPU time per request of the process under test, µs (direct = the sim itself; dashed: ${CPU_RATIO_LIMIT}x http-proxy-3)`,
+    groups: scenarios.map((scenario) => {
+      const bare = rowFor(rows, 'http-proxy-3', scenario)?.cpuUsPerRequest;
+      return { label: scenario, values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest), limit: bare === undefined ? undefined : bare * CPU_RATIO_LIMIT };
+    }),
+    format: (value) => value.toFixed(0),
+  };
+  const concurrencies = [...new Set(ttfb.map((result) => result.concurrency))];
+  const firstByte: Panel = {
+    title: `Time to first body byte, p50, ms (stream, ttft 0; dashed: direct + ${ADDED_TTFB_LIMIT_MS} ms)`,
+    groups: concurrencies.map((concurrency) => {
+      const at = (target: string): number | undefined => ttfb.find((result) => result.concurrency === concurrency && result.target === target)?.p50Ms;
+      const direct = at('direct');
+      return { label: `concurrency ${concurrency}`, values: targets.map(at), limit: direct === undefined ? undefined : direct + ADDED_TTFB_LIMIT_MS };
+    }),
+    format: (value) => value.toFixed(2),
+  };
+  const legendY = 2 * PANEL_HEIGHT + 20;
+  const legend = targets
+    .map((target, index) => {
+      const x = MARGIN.left + index * 170;
+      return `<rect x="${x}" y="${legendY}" width="14" height="14" fill="${COLORS[index % COLORS.length]}"/><text x="${x + 20}" y="${legendY + 12}">${escape(target)}</text>`;
+    })
+    .join('');
+  const height = legendY + 50;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    panelSvg(cpu, 0),
+    panelSvg(firstByte, PANEL_HEIGHT),
+    legend,
+    `<text x="${MARGIN.left}" y="${height - 10}" fill="#555">${escape(caption)}</text>`,
+    '</svg>',
+    '',
+  ].join('\n');
+}
+
+function panelSvg(panel: Panel, top: number): string {
+  const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
+  const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
+  const baseY = top + MARGIN.top + plotHeight;
+  const max = Math.max(1e-9, ...panel.groups.flatMap((group) => [...group.values, group.limit].filter((value): value is number => value !== undefined && Number.isFinite(value))));
+  const groupWidth = plotWidth / Math.max(1, panel.groups.length);
+  const parts = [
+    `<text x="${MARGIN.left}" y="${top + 24}" font-size="14" font-weight="bold">${escape(panel.title)}</text>`,
+    `<line x1="${MARGIN.left}" y1="${baseY}" x2="${WIDTH - MARGIN.right}" y2="${baseY}" stroke="#333"/>`,
+  ];
+  panel.groups.forEach((group, groupIndex) => {
+    const barWidth = (groupWidth * 0.8) / Math.max(1, group.values.length);
+    const groupX = MARGIN.left + groupIndex * groupWidth + groupWidth * 0.1;
+    group.values.forEach((value, index) => {
+      if (value === undefined || !Number.isFinite(value)) return;
+      const barHeight = (value / max) * plotHeight;
+      const x = groupX + index * barWidth;
+      parts.push(`<rect x="${x.toFixed(1)}" y="${(baseY - barHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${COLORS[index % COLORS.length]}"/>`);
+      parts.push(`<text x="${(x + barWidth * 0.45).toFixed(1)}" y="${(baseY - barHeight - 4).toFixed(1)}" text-anchor="middle">${escape(panel.format(value))}</text>`);
+    });
+    if (group.limit !== undefined && Number.isFinite(group.limit)) {
+      const y = (baseY - (group.limit / max) * plotHeight).toFixed(1);
+      parts.push(`<line x1="${groupX.toFixed(1)}" y1="${y}" x2="${(groupX + groupWidth * 0.8).toFixed(1)}" y2="${y}" stroke="#333" stroke-dasharray="5,4"/>`);
+    }
+    parts.push(`<text x="${(groupX + groupWidth * 0.4).toFixed(1)}" y="${baseY + 18}" text-anchor="middle" font-weight="bold">${escape(group.label)}</text>`);
+  });
+  return parts.join('\n');
+}
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

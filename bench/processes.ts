@@ -1,0 +1,137 @@
+// Servers under test, each in its own child process, so that /proc can tell each one's CPU time and memory.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ServerSpec {
+  /** A short name for messages. */
+  name: string;
+  /** The script and its arguments, run with this node. */
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  port: number;
+  /** Where the child's stdout goes (a file path), or nowhere. */
+  stdoutFile?: string;
+}
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
+  readonly url: string;
+  /** User + system CPU time so far, in milliseconds, all threads. */
+  cpuMs(): number;
+  /** Resident memory now, in megabytes. */
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 15_000;
+const STOP_GRACE_MS = 3_000;
+const running = new Set<ServerProcess>();
+
+/** Clock ticks per second: the unit of utime and stime in /proc/<pid>/stat. */
+const CLOCK_TICKS = readClockTicks();
+
+/** Starts a server and waits until its port accepts connections. */
+export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
+  const out = spec.stdoutFile === undefined ? 'ignore' : openSync(spec.stdoutFile, 'a');
+  const child = spawn(process.execPath, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', out, 'pipe'] });
+  if (typeof out === 'number') closeSync(out);
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    stderr = (stderr + text).slice(-4000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${spec.name}: could not start (${spec.args.join(' ')})`);
+  const server: ServerProcess = {
+    name: spec.name,
+    pid,
+    url: `http://127.0.0.1:${spec.port}`,
+    cpuMs: () => readCpuMs(pid),
+    rssMb: () => readRssMb(pid),
+    stop: async () => {
+      running.delete(server);
+      await stopChild(child, exited);
+    },
+  };
+  running.add(server);
+  const outcome = await Promise.race([waitForPort(spec.port).then(() => 'ready' as const), exited.then((code) => code)]);
+  if (outcome !== 'ready') {
+    running.delete(server);
+    throw new Error(`${spec.name} exited with code ${outcome} before listening:\n${stderr}`);
+  }
+  return server;
+}
+
+/** Stops every server still running; for the end of the run and for errors. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((server) => server.stop()));
+}
+
+/** A port that was free a moment ago (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const stopped = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+  if (!stopped) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function waitForPort(port: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (await accepts(port)) return;
+    await sleep(50);
+  }
+  throw new Error(`nothing listens on port ${port} after ${READY_TIMEOUT_MS} ms`);
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** utime + stime, fields 14 and 15 of /proc/<pid>/stat (counted after the parenthesised command name). */
+function readCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+function readRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+function readClockTicks(): number {
+  try {
+    const ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+  } catch {
+    return 100;
+  }
+}

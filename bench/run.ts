@@ -1,0 +1,131 @@
+// `npm run bench`: starts the sim, two bare pass-throughs and the gateway, measures them side by side with
+// interleaved repeats, prints the tables and writes bench/results/latest.json and latest.svg.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chartSvg } from './chart.js';
+import { runCell, warmUp, type CellResult, type LoadOptions } from './load.js';
+import { machineInfo } from './machine.js';
+import { stopAll } from './processes.js';
+import { rotate } from './rotate.js';
+import { SCENARIOS } from './scenarios.js';
+import { judge, summarize, upstreamLegChoice } from './summary.js';
+import { matrixTable, ratioTable, ttfbTable, verdictLines } from './table.js';
+import { startTargets, TARGET_ABOUT } from './targets.js';
+import { measureTtfb, TTFB_SCENARIO, type TtfbResult } from './ttfb.js';
+import { verifyTarget, type Check } from './verify.js';
+
+const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+const TTFB_CONCURRENCIES = [1, 16];
+
+interface BenchOptions extends LoadOptions {
+  repeats: number;
+  warmUpS: number;
+  ttfbSamples: number;
+  gatewayLog: string | undefined;
+}
+
+function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
+  const whole = (name: string, fallback: number): number => {
+    const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0, not '${env[name]}'`);
+    return value;
+  };
+  return {
+    durationS: whole('BENCH_DURATION', 5),
+    repeats: whole('BENCH_REPEATS', 3),
+    connections: whole('BENCH_CONNECTIONS', 64),
+    warmUpS: whole('BENCH_WARMUP', 1),
+    ttfbSamples: whole('BENCH_TTFB_SAMPLES', 400),
+    gatewayLog: env.BENCH_GATEWAY_LOG || undefined,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = readOptions(process.env);
+  const started = Date.now();
+  const log = (text: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}`);
+  const { sim, list: targets } = await startTargets(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {});
+  log(`started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${target.server.url}`).join(', ')}`);
+
+  const checks: Check[] = [];
+  for (const target of targets) for (const scenario of SCENARIOS) checks.push(await verifyTarget(target, scenario));
+  for (const check of checks) log(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.target} ${check.scenario}: ${check.detail}`);
+
+  const warm = { ...options, durationS: options.warmUpS };
+  for (const scenario of SCENARIOS) for (const target of targets) await warmUp(target, scenario, warm);
+  log(`warmed up (${options.warmUpS} s per target and scenario)`);
+
+  const cells: CellResult[] = [];
+  for (let repeat = 0; repeat < options.repeats; repeat++) {
+    for (const scenario of SCENARIOS) {
+      for (const target of rotate(targets, repeat)) {
+        const cell = await runCell(target, sim, scenario, options, repeat);
+        cells.push(cell);
+        const failures = cell.errors + cell.non2xx + cell.timeouts;
+        log(`repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(12)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`);
+      }
+    }
+  }
+
+  const ttfb: TtfbResult[] = [];
+  for (const concurrency of TTFB_CONCURRENCIES) {
+    ttfb.push(...(await measureTtfb(targets, { concurrency, samples: options.ttfbSamples, rounds: 8 })));
+    log(`time to first byte measured at concurrency ${concurrency}`);
+  }
+  const rssAtEnd = Object.fromEntries(targets.map((target) => [target.name, target.server.rssMb()]));
+
+  const scenarioNames = SCENARIOS.map((scenario) => scenario.name);
+  const targetNames = targets.map((target) => target.name);
+  const rows = summarize(cells);
+  const verdicts = judge(rows, ttfb, scenarioNames);
+  const legChoice = upstreamLegChoice(rows, SCENARIOS.filter((scenario) => scenario.stream).map((scenario) => scenario.name));
+  const machine = machineInfo();
+  const settings = `${options.connections} connections, ${options.durationS} s x ${options.repeats} repeats per cell (medians shown), ${machine.cpus} CPUs, node ${machine.node}`;
+
+  console.log(`\n== Load: ${settings}\n`);
+  console.log(matrixTable(rows, scenarioNames, targetNames));
+  console.log('\n== Ratios\n');
+  console.log(ratioTable(rows, scenarioNames));
+  console.log(`\n== Time to first body byte (${TTFB_SCENARIO.about}); added = target p50/p99 minus direct p50/p99\n`);
+  console.log(ttfbTable(ttfb));
+  console.log('\n== Upstream leg (bare pass-throughs, streaming)\n');
+  console.log(legChoice.join('\n'));
+  console.log('\n== Targets\n');
+  console.log(verdictLines(verdicts));
+  const failedChecks = checks.filter((check) => !check.ok);
+  if (failedChecks.length > 0) console.log(`\nWARNING: ${failedChecks.length} response check(s) failed; the numbers above may not mean what they say.`);
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const report = {
+    date: new Date().toISOString(),
+    machine,
+    options: { ...options, ttfbConcurrencies: TTFB_CONCURRENCIES },
+    targets: targets.map((target) => ({ name: target.name, about: TARGET_ABOUT[target.name], model: target.model })),
+    scenarios: SCENARIOS,
+    ttfbScenario: TTFB_SCENARIO,
+    checks,
+    summary: rows,
+    ttfb,
+    verdicts,
+    upstreamLeg: legChoice,
+    rssAtEndMb: rssAtEnd,
+    cells,
+  };
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(RESULTS_DIR, 'latest.svg'), chartSvg(rows, ttfb, scenarioNames, targetNames, `${report.date}: ${settings}`));
+  log(`wrote ${join(RESULTS_DIR, 'latest.json')} and latest.svg`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll());

@@ -1,0 +1,47 @@
+// What the load asks for: three kinds of chat completion, each the same for every target but the model name.
+
+export type ScenarioName = 'nonstream' | 'stream-burst' | 'stream-paced';
+
+export interface Scenario {
+  name: ScenarioName;
+  stream: boolean;
+  /** Content chunks per streamed response (max_tokens); 0 for a non-streamed one. */
+  chunks: number;
+  /** Headers the sim reads (the gateway forwards them). */
+  simHeaders: Record<string, string>;
+  /** What the scenario stands for, for the README and the report. */
+  about: string;
+}
+
+export const CHUNKS = 20;
+
+export const SCENARIOS: readonly Scenario[] = [
+  { name: 'nonstream', stream: false, chunks: 0, simHeaders: simHeaders(0), about: `stream:false, ${CHUNKS} tokens` },
+  { name: 'stream-burst', stream: true, chunks: CHUNKS, simHeaders: simHeaders(0), about: `stream:true, ${CHUNKS} chunks, no delay` },
+  { name: 'stream-paced', stream: true, chunks: CHUNKS, simHeaders: simHeaders(5), about: `stream:true, ${CHUNKS} chunks, 5 ms apart` },
+];
+
+/** The headers the gateway must pass to the sim for these scenarios to mean anything. */
+export const SIM_HEADER_NAMES = ['x-sim-itl-ms', 'x-sim-ttft-ms', 'x-sim-output-tokens'];
+
+export const CHAT_PATH = '/v1/chat/completions';
+
+/** The request body, with the model name the target expects. */
+export function requestBody(scenario: Scenario, model: string, maxTokens = CHUNKS): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something.' }], max_tokens: maxTokens, stream: scenario.stream });
+}
+
+export function requestHeaders(scenario: Scenario): Record<string, string> {
+  return { 'content-type': 'application/json', accept: scenario.stream ? 'text/event-stream' : 'application/json', ...scenario.simHeaders };
+}
+
+export function scenarioNamed(name: ScenarioName): Scenario {
+  const scenario = SCENARIOS.find((candidate) => candidate.name === name);
+  if (scenario === undefined) throw new Error(`no scenario '${name}'`);
+  return scenario;
+}
+
+/** The sim's answer is longer than max_tokens (its count includes the end-of-turn token), so max_tokens cuts it: CHUNKS content chunks. */
+function simHeaders(itlMs: number): Record<string, string> {
+  return { 'x-sim-ttft-ms': '0', 'x-sim-itl-ms': String(itlMs), 'x-sim-output-tokens': String(CHUNKS + 4) };
+}

@@ -1,0 +1,107 @@
+// The repeats of each cell folded into one row (medians), and the issue's targets judged on those rows.
+import type { CellResult } from './load.js';
+import { median } from './stats.js';
+import type { TtfbResult } from './ttfb.js';
+
+export interface SummaryRow {
+  target: string;
+  scenario: string;
+  repeats: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+  cpuUsPerChunk: number | null;
+  /** The highest resident memory seen after a repeat. */
+  rssMb: number;
+  simCpuUsPerRequest: number;
+  /** The highest steal (percent of the machine's CPU time taken by the hypervisor) seen in a repeat. */
+  maxStealPct: number;
+  /** Summed over the repeats. */
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+}
+
+export interface Verdict {
+  goal: string;
+  measured: string;
+  pass: boolean;
+}
+
+/** The gateway's CPU per request may be at most this many times the bare http-proxy-3 pass-through's. */
+export const CPU_RATIO_LIMIT = 1.5;
+/** The time to first byte the gateway adds, at p50, at most this many milliseconds. */
+export const ADDED_TTFB_LIMIT_MS = 1;
+
+export function summarize(cells: readonly CellResult[]): SummaryRow[] {
+  const groups = new Map<string, CellResult[]>();
+  for (const cell of cells) {
+    const key = `${cell.scenario}\u0000${cell.target}`;
+    groups.set(key, [...(groups.get(key) ?? []), cell]);
+  }
+  return [...groups.values()].map((group) => {
+    const first = group[0]!;
+    const pick = (field: (cell: CellResult) => number): number => median(group.map(field));
+    return {
+      target: first.target,
+      scenario: first.scenario,
+      repeats: group.length,
+      rps: pick((cell) => cell.rps),
+      p50Ms: pick((cell) => cell.p50Ms),
+      p99Ms: pick((cell) => cell.p99Ms),
+      cpuUsPerRequest: pick((cell) => cell.cpuUsPerRequest),
+      cpuUsPerChunk: first.cpuUsPerChunk === null ? null : pick((cell) => cell.cpuUsPerChunk ?? Number.NaN),
+      rssMb: Math.max(...group.map((cell) => cell.rssMb)),
+      simCpuUsPerRequest: pick((cell) => (cell.requests > 0 ? (cell.simCpuMs * 1000) / cell.requests : Number.NaN)),
+      maxStealPct: Math.max(...group.map((cell) => cell.stealPct)),
+      errors: sum(group.map((cell) => cell.errors)),
+      non2xx: sum(group.map((cell) => cell.non2xx)),
+      timeouts: sum(group.map((cell) => cell.timeouts)),
+    };
+  });
+}
+
+export function rowFor(rows: readonly SummaryRow[], target: string, scenario: string): SummaryRow | undefined {
+  return rows.find((row) => row.target === target && row.scenario === scenario);
+}
+
+/** One verdict per scenario for CPU, one per concurrency for the added time to first byte. */
+export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[]): Verdict[] {
+  const verdicts: Verdict[] = [];
+  for (const scenario of scenarios) {
+    const gateway = rowFor(rows, 'gateway', scenario);
+    const bare = rowFor(rows, 'http-proxy-3', scenario);
+    if (gateway === undefined || bare === undefined) continue;
+    const ratio = gateway.cpuUsPerRequest / bare.cpuUsPerRequest;
+    verdicts.push({
+      goal: `${scenario}: gateway CPU/request <= ${CPU_RATIO_LIMIT}x bare http-proxy-3`,
+      measured: `${gateway.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x`,
+      pass: ratio <= CPU_RATIO_LIMIT,
+    });
+  }
+  for (const result of ttfb.filter((entry) => entry.target === 'gateway')) {
+    verdicts.push({
+      goal: `c=${result.concurrency}: time to first byte added by the gateway <= ${ADDED_TTFB_LIMIT_MS} ms at p50`,
+      measured: `+${result.addedP50Ms.toFixed(3)} ms (p99 +${result.addedP99Ms.toFixed(3)} ms)`,
+      pass: result.addedP50Ms <= ADDED_TTFB_LIMIT_MS,
+    });
+  }
+  return verdicts;
+}
+
+/** Which bare pass-through is faster on each streaming scenario: lower CPU per chunk, with req/s and p50 beside it. */
+export function upstreamLegChoice(rows: readonly SummaryRow[], streamingScenarios: readonly string[]): string[] {
+  return streamingScenarios.flatMap((scenario) => {
+    const proxy = rowFor(rows, 'http-proxy-3', scenario);
+    const undici = rowFor(rows, 'undici', scenario);
+    if (proxy === undefined || undici === undefined || proxy.cpuUsPerChunk === null || undici.cpuUsPerChunk === null) return [];
+    const faster = undici.cpuUsPerChunk < proxy.cpuUsPerChunk ? 'undici' : 'http-proxy-3';
+    const describe = (row: SummaryRow): string => `${row.cpuUsPerChunk!.toFixed(2)} us/chunk, ${row.rps.toFixed(0)} req/s, p50 ${row.p50Ms} ms`;
+    return [`${scenario}: undici ${describe(undici)} | http-proxy-3 ${describe(proxy)} -> ${faster} uses less CPU`];
+  });
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

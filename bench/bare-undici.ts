@@ -1,7 +1,6 @@
-// The other floor: an undici Pool for the upstream leg, the body piped through with backpressure, nothing parsed.
+// The other floor: an undici Pool for the upstream leg (its stream() API), the body written through with backpressure, nothing parsed.
 // Usage: node dist/bench/bare-undici.js --port N --target http://127.0.0.1:PORT [--connections 128]
 import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
@@ -18,13 +17,16 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   res.once('close', () => {
     if (!res.writableFinished) abort.abort();
   });
+  // pool.stream() writes the upstream body straight into res, pausing the socket when res.write() returns false.
   pool
-    .request({ method: req.method as 'POST', path: req.url ?? '/', headers: endToEnd(req.headers), body: req, signal: abort.signal })
-    .then(async (upstream) => {
-      res.writeHead(upstream.statusCode, endToEnd(upstream.headers) as OutgoingHttpHeaders);
-      // pipeline pauses the upstream body when res.write() returns false and resumes it on 'drain'.
-      await pipeline(upstream.body, res);
-    })
+    .stream(
+      { method: req.method as 'POST', path: req.url ?? '/', headers: endToEnd(req.headers), body: req, signal: abort.signal, opaque: res },
+      ({ statusCode, headers, opaque }) => {
+        const out = opaque as typeof res;
+        out.writeHead(statusCode, endToEnd(headers) as OutgoingHttpHeaders);
+        return out;
+      },
+    )
     .catch(() => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
       else res.destroy();

@@ -2,7 +2,6 @@
 // The `gateway` command: `gateway start [--config FILE]` and `gateway sim [--config FILE] [--host H] [--port N]`.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { startSim } from '../sim/server.js';
 import { startGateway } from './start-gateway.js';
 
 const USAGE = `usage:
@@ -29,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'sim') {
+    const { startSim } = await import('../sim/server.js');
     const sim = loaded.config.sim;
     const running = await startSim({
       host: values.host ?? sim.host,

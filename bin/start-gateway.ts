@@ -15,7 +15,7 @@ import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
-import { startSim, type RunningSim } from '../sim/server.js';
+import type { RunningSim } from '../sim/server.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -39,6 +39,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   let sim: RunningSim | undefined;
   let urls = config.upstream.urls;
   if (urls.length === 0) {
+    // Imported only here: the sim's tokenizer costs ~130 MB and 0.4 s that a gateway with a real upstream never pays.
+    const { startSim } = await import('../sim/server.js');
     sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');

@@ -20,7 +20,6 @@ export class Exchange {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly route: Route;
-  readonly log: Logger;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
   /** Headers every response to this request carries, error or success (plugins add theirs). */
@@ -32,14 +31,23 @@ export class Exchange {
   /** The canonical request, set once the body is decoded. */
   request: ChatRequest | undefined = undefined;
 
-  constructor(init: { id: string; req: IncomingMessage; res: ServerResponse; route: Route; log: Logger; signal: AbortSignal; wire: WireProfile }) {
+  readonly #rootLog: Logger;
+  #log: Logger | undefined;
+
+  constructor(init: { id: string; req: IncomingMessage; res: ServerResponse; route: Route; rootLog: Logger; signal: AbortSignal; wire: WireProfile }) {
     this.id = init.id;
     this.req = init.req;
     this.res = init.res;
     this.route = init.route;
-    this.log = init.log;
+    this.#rootLog = init.rootLog;
     this.signal = init.signal;
     this.wire = init.wire;
     this.responseHeaders = { 'x-request-id': init.id };
+  }
+
+  /** A logger whose lines carry this request's id (made on first use: most requests log one line only). */
+  get log(): Logger {
+    this.#log ??= this.#rootLog.child({ requestId: this.id });
+    return this.#log;
   }
 }

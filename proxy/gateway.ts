@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { CompletionAccumulator } from './accumulate.js';
@@ -10,6 +9,7 @@ import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
 import type { EventStream } from './plugin.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
+import { nextRequestId } from './request-id.js';
 import type { Router } from './router.js';
 
 export interface GatewayOptions {
@@ -29,7 +29,7 @@ export function createRequestListener(options: GatewayOptions): RequestListener 
 }
 
 async function handle(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const id = randomBytes(12).toString('hex');
+  const id = nextRequestId();
   const match = options.router.match(req.method ?? 'GET', req.url ?? '/');
   if (!match.found) {
     const error = match.reason === 'path'
@@ -44,7 +44,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  const exchange = new Exchange({ id, req, res, route, log: options.log.child({ requestId: id }), signal: controller.signal, wire: options.defaultWire });
+  const exchange = new Exchange({ id, req, res, route, rootLog: options.log, signal: controller.signal, wire: options.defaultWire });
   let failure: GatewayError | undefined;
   try {
     exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
@@ -74,7 +74,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
   } finally {
     const ms = Math.round((performance.now() - exchange.startedAt) * 100) / 100;
     const aborted = controller.signal.aborted;
-    exchange.log.info({ method: req.method, path: route.path, status: res.statusCode, ms, aborted, error: failure?.code }, 'request');
+    options.log.info({ requestId: id, method: req.method, path: route.path, status: res.statusCode, ms, aborted, error: failure?.code }, 'request');
   }
 }
 

@@ -22,31 +22,31 @@ export function sendError(res: ServerResponse, errors: ErrorRenderer, error: Gat
 export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 
 /**
- * Writes an event stream. Frames produced in one tick are corked into one socket write; a full socket
- * buffer pauses the reading of events (and so the upstream) until 'drain'. An error after the first
- * byte becomes the dialect's error event. Returns the error that ended the stream, if any.
+ * Writes an event stream. Frames produced in one tick are joined into one write (one HTTP chunk, one
+ * syscall); a full socket buffer pauses the reading of events (and so the upstream) until 'drain'.
+ * An error after the first byte becomes the dialect's error event. Returns that error, if any.
  */
 export async function sendEventStream(res: ServerResponse, headers: Record<string, string>, encoder: StreamEncoder, events: EventStream, signal: AbortSignal): Promise<GatewayError | undefined> {
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    res.uncork();
+  let pending = '';
+  const flush = (): void => {
+    if (pending === '') return;
+    // One encoding pass: a string chunk would be measured (byteLength) and then encoded again.
+    const bytes = Buffer.from(pending, 'utf8');
+    pending = '';
+    res.write(bytes);
   };
-  const write = (text: string): boolean => {
-    if (text === '') return true;
-    if (!corked) {
-      corked = true;
-      res.cork();
-      process.nextTick(uncork);
-    }
-    return res.write(text);
+  const write = (text: string): void => {
+    if (text === '') return;
+    if (pending === '') process.nextTick(flush);
+    pending += text;
   };
   let failure: GatewayError | undefined;
   try {
     write(encoder.start());
     for await (const event of events) {
-      if (!write(encoder.event(event))) await once(res, 'drain', { signal });
+      write(encoder.event(event));
+      if (res.writableNeedDrain) await once(res, 'drain', { signal });
     }
     write(encoder.end());
   } catch (error) {
@@ -54,6 +54,7 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     failure = asGatewayError(error);
     write(encoder.error(failure));
   }
+  flush();
   res.end();
   return failure;
 }

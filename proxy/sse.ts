@@ -1,5 +1,7 @@
 // Server-sent events, read and written in one place: every dialect encoder and the upstream reader use these.
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+
+export type { EventSourceMessage };
 
 /** One SSE frame: an optional `event:` line, a `data:` line, and the blank line that ends it. */
 export function sseFrame(event: string | null, data: string): string {
@@ -11,26 +13,32 @@ export class SseTooLargeError extends Error {
 }
 
 /**
- * Parses an SSE byte stream into messages, lazily: the source is read only as fast as the consumer
- * asks, so backpressure reaches the upstream socket. A message larger than `maxEventBytes` is an error.
+ * A push parser for an SSE byte stream: bytes in (split anywhere, even inside a UTF-8 character),
+ * messages out through the callback, synchronously. A message larger than `maxEventBytes` is an error.
  */
-export async function* readSse(source: AsyncIterable<Uint8Array>, maxEventBytes: number): AsyncGenerator<EventSourceMessage> {
-  const decoder = new TextDecoder();
-  const ready: EventSourceMessage[] = [];
-  let pendingBytes = 0;
-  const parser = createParser({
-    onEvent(message) {
-      ready.push(message);
-      pendingBytes = 0;
-    },
-  });
-  for await (const bytes of source) {
-    pendingBytes += bytes.length;
-    parser.feed(decoder.decode(bytes, { stream: true }));
-    if (pendingBytes > maxEventBytes) throw new SseTooLargeError(`an event exceeded ${maxEventBytes} bytes`);
-    for (let i = 0; i < ready.length; i++) yield ready[i]!;
-    ready.length = 0;
+export class SseReader {
+  readonly #decoder = new TextDecoder();
+  readonly #parser: EventSourceParser;
+  readonly #maxEventBytes: number;
+  #pendingBytes = 0;
+
+  constructor(onMessage: (message: EventSourceMessage) => void, maxEventBytes: number) {
+    this.#maxEventBytes = maxEventBytes;
+    this.#parser = createParser({
+      onEvent: (message) => {
+        this.#pendingBytes = 0;
+        onMessage(message);
+      },
+    });
   }
-  parser.feed(decoder.decode());
-  for (const message of ready) yield message;
+
+  feed(bytes: Uint8Array): void {
+    this.#pendingBytes += bytes.length;
+    this.#parser.feed(this.#decoder.decode(bytes, { stream: true }));
+    if (this.#pendingBytes > this.#maxEventBytes) throw new SseTooLargeError(`an event exceeded ${this.#maxEventBytes} bytes`);
+  }
+
+  end(): void {
+    this.#parser.feed(this.#decoder.decode());
+  }
 }

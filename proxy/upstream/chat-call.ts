@@ -1,10 +1,11 @@
-import type { CanonicalEvent, ChatChunk, ChatCompletion, ChatRequest } from '../canonical.js';
+import type { CanonicalEvent, ChatCompletion, ChatRequest } from '../canonical.js';
 import type { Handler } from '../chain.js';
 import { GatewayError } from '../errors.js';
 import type { Exchange } from '../exchange.js';
-import { readSse } from '../sse.js';
-import type { UpstreamPool, UpstreamResponse } from './pool.js';
+import type { UpstreamPool } from './pool.js';
+import type { UpstreamResponse } from './upstream-response.js';
 import { streamReadError, upstreamStatusError } from './upstream-errors.js';
+import { ChunkDecoder } from './chunk-decoder.js';
 import { completionAsChunk } from './completion-chunk.js';
 
 export interface ChatCallOptions {
@@ -28,7 +29,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
       headers: forwardedHeaders(exchange, options.forwardHeaders),
     });
     if (response.statusCode !== 200) throw await upstreamStatusError(response, hideName);
-    return request.stream === true ? chunkEvents(response, options.maxEventBytes) : completionEvents(response);
+    return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes)) : completionEvents(response);
   };
 }
 
@@ -47,46 +48,18 @@ function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, s
   return headers;
 }
 
-async function* chunkEvents(response: UpstreamResponse, maxEventBytes: number): AsyncGenerator<CanonicalEvent> {
-  let finished = false;
+async function* completionEvents(response: UpstreamResponse): AsyncGenerator<CanonicalEvent> {
+  let text: string;
   try {
-    for await (const message of readSse(response.body, maxEventBytes)) {
-      // Read on to the end of the body after [DONE], so the keep-alive connection goes back to the pool.
-      if (message.data === '[DONE]') {
-        finished = true;
-        continue;
-      }
-      const chunk = parseChunk(message.data);
-      if (chunk.choices.some((choice) => choice.finish_reason)) finished = true;
-      yield { type: 'chunk', chunk };
-    }
+    text = await response.text();
   } catch (error) {
     throw streamReadError(error);
   }
-  // Some servers end without [DONE]; a stream that reached its finish_reason is complete all the same.
-  if (!finished) throw new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream before the response was complete.');
-}
-
-function parseChunk(data: string): ChatChunk {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(data);
+    parsed = JSON.parse(text);
   } catch {
-    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not JSON.');
-  }
-  if (typeof parsed !== 'object' || parsed === null) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not an object.');
-  const record = parsed as { choices?: unknown; error?: unknown; object?: unknown };
-  if (record.error !== undefined || record.object === 'error') throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The model server reported an error in the middle of the response.');
-  if (!Array.isArray(record.choices)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a chunk without choices.');
-  return parsed as ChatChunk;
-}
-
-async function* completionEvents(response: UpstreamResponse): AsyncGenerator<CanonicalEvent> {
-  let parsed: unknown;
-  try {
-    parsed = await response.body.json();
-  } catch (error) {
-    throw error instanceof SyntaxError ? new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a body that is not JSON.') : streamReadError(error);
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a body that is not JSON.');
   }
   const completion = parsed as ChatCompletion;
   if (typeof parsed !== 'object' || parsed === null || !Array.isArray(completion.choices)) {

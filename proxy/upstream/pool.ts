@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
 import { Replica } from './replica.js';
+import { errorCode } from './upstream-errors.js';
+import { UpstreamResponse } from './upstream-response.js';
 
 export interface UpstreamPoolOptions {
   urls: string[];
@@ -15,12 +16,6 @@ export interface UpstreamPoolOptions {
   retryBaseMs: number;
   retryMaxMs: number;
   unhealthyMs: number;
-}
-
-export interface UpstreamResponse {
-  statusCode: number;
-  headers: IncomingHttpHeaders;
-  body: Dispatcher.ResponseData['body'];
 }
 
 /** Errors that mean the request never reached a working server, so trying again is safe. */
@@ -47,21 +42,29 @@ export class UpstreamPool {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
     for (let attempt = 0; ; attempt++) {
+      if (init.signal.aborted) throw new Error('the client went away');
       const replica = this.#pick();
       replica.inFlight += 1;
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await replica.pool.request({
+      const response = new UpstreamResponse(() => {
+        replica.inFlight -= 1;
+        init.signal.removeEventListener('abort', abort);
+      });
+      const abort = (): void => response.abort(new Error('the client went away'));
+      init.signal.addEventListener('abort', abort, { once: true });
+      replica.pool.dispatch(
+        {
           method: 'POST',
           path: replica.basePath + path,
           headers,
           body,
-          signal: init.signal,
           headersTimeout: this.#options.firstByteTimeoutMs,
           bodyTimeout: this.#options.idleTimeoutMs,
-        });
+        },
+        response,
+      );
+      try {
+        await response.started;
       } catch (error) {
-        replica.inFlight -= 1;
         if (init.signal.aborted) throw error;
         const code = errorCode(error);
         if (code === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -76,9 +79,6 @@ export class UpstreamPool {
         await sleep(this.#backoff(attempt), undefined, { signal: init.signal });
         continue;
       }
-      response.body.once('close', () => {
-        replica.inFlight -= 1;
-      });
       if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504) replica.markFailure(Date.now());
       else replica.markSuccess();
       return response;
@@ -107,9 +107,4 @@ export class UpstreamPool {
     const ceiling = Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** attempt);
     return Math.random() * ceiling;
   }
-}
-
-/** The `code` of a Node or undici error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), or ''. */
-export function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 }

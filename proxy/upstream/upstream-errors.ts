@@ -1,10 +1,9 @@
 import { GatewayError } from '../errors.js';
-import type { UpstreamResponse } from './pool.js';
-import { errorCode } from './pool.js';
+import type { UpstreamResponse } from './upstream-response.js';
 
 /** Reads an upstream error response and turns it into the gateway error the client should see. */
 export async function upstreamStatusError(response: UpstreamResponse, hideName: (text: string) => string): Promise<GatewayError> {
-  const text = await response.body.text().catch(() => '');
+  const text = await response.text().catch(() => '');
   const detail = hideName(upstreamMessage(text));
   const status = response.statusCode;
   if (status === 400 || status === 413 || status === 422) {
@@ -39,4 +38,9 @@ function upstreamMessage(text: string): string {
     // not JSON: fall through to the text itself
   }
   return text.slice(0, 500);
+}
+
+/** The `code` of a Node or undici error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), or ''. */
+export function errorCode(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 }

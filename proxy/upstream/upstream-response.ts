@@ -1,0 +1,129 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { ItemQueue } from './item-queue.js';
+import { streamReadError } from './upstream-errors.js';
+
+/** Turns body bytes into items as they arrive, synchronously; throws a GatewayError on bad data. */
+export interface BodyDecoder<T> {
+  push(chunk: Buffer, emit: (item: T) => void): void;
+  end(emit: (item: T) => void): void;
+}
+
+/**
+ * One upstream response, as an undici dispatch handler (the leanest undici API: no stream objects).
+ * `started` settles when the status and headers arrive. The body is read once, through a decoder that
+ * runs inside the socket's data callback, so a streamed answer costs one promise per decoded item; the
+ * reader's pace pauses and resumes the socket, and a reader that stops early aborts the request.
+ */
+export class UpstreamResponse implements Dispatcher.DispatchHandler {
+  statusCode = 0;
+  headers: IncomingHttpHeaders = {};
+  readonly started: Promise<void>;
+  #resolveStarted!: () => void;
+  #rejectStarted!: (error: Error) => void;
+  #controller: Dispatcher.DispatchController | null = null;
+  /** Bytes that arrived before a reader was attached. */
+  #early: Buffer[] = [];
+  #reader: Reader | null = null;
+  #done = false;
+  #error: Error | null = null;
+  readonly #settled: () => void;
+
+  /** `settled` runs once, when the response ends or fails. */
+  constructor(settled: () => void) {
+    this.#settled = settled;
+    this.started = new Promise((resolve, reject) => {
+      this.#resolveStarted = resolve;
+      this.#rejectStarted = reject;
+    });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.#resolveStarted();
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#reader === null) this.#early.push(chunk);
+    else this.#decode(this.#reader.push, chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#done = true;
+    this.#settled();
+    const reader = this.#reader;
+    if (reader !== null && this.#decode(reader.end)) reader.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#error = error;
+    this.#rejectStarted(error);
+    if (!this.#done) this.#settled();
+    this.#done = true;
+    this.#reader?.fail(streamReadError(error));
+  }
+
+  abort(reason: Error): void {
+    if (!this.#done) this.#controller?.abort(reason);
+  }
+
+  /** Reads the body through `decoder`; call once. */
+  read<T>(decoder: BodyDecoder<T>): AsyncIterableIterator<T> {
+    const controller = (): Dispatcher.DispatchController | null => this.#controller;
+    const queue = new ItemQueue<T>({
+      pause: () => controller()?.pause(),
+      resume: () => controller()?.resume(),
+      cancel: () => this.abort(new Error('the reader stopped before the end of the response')),
+    });
+    const emit = (item: T): void => queue.push(item);
+    const reader: Reader = {
+      push: (chunk) => decoder.push(chunk!, emit),
+      end: () => decoder.end(emit),
+      fail: (error) => queue.fail(error),
+      finish: () => queue.end(),
+    };
+    this.#reader = reader;
+    const early = this.#early;
+    this.#early = [];
+    for (const chunk of early) if (!this.#decode(reader.push, chunk)) return queue;
+    if (this.#error !== null) queue.fail(streamReadError(this.#error));
+    else if (this.#done && this.#decode(reader.end)) queue.end();
+    return queue;
+  }
+
+  /** The whole body as text (error bodies, non-streamed completions). */
+  async text(): Promise<string> {
+    const parts: Buffer[] = [];
+    const decoder: BodyDecoder<string> = {
+      push: (chunk) => void parts.push(chunk),
+      end: (emit) => emit(Buffer.concat(parts).toString('utf8')),
+    };
+    for await (const text of this.read(decoder)) return text;
+    return '';
+  }
+
+  /** Runs a decoder step; a decoding error fails the reader and aborts the request. */
+  #decode(step: (chunk?: Buffer) => void, chunk?: Buffer): boolean {
+    try {
+      step(chunk);
+      return true;
+    } catch (error) {
+      this.#reader?.fail(error);
+      this.abort(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
+  }
+}
+
+/** The attached reader, as closures over its decoder and queue. */
+interface Reader {
+  push(chunk?: Buffer): void;
+  end(): void;
+  fail(error: unknown): void;
+  finish(): void;
+}

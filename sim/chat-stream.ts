@@ -75,6 +75,8 @@ export function streamChunks(gen: Generation, meta: ResponseMeta, options: Strea
   return out;
 }
 
+const MAX_BATCH = 64;
+
 /** Writes the chunks with their delays, honouring backpressure and faults; true when complete. */
 export async function writeStream(
   res: ServerResponse,
@@ -92,8 +94,10 @@ export async function writeStream(
   while (i < limit) {
     const first = chunks[i];
     if (!first || !(await delay(first.delayMs, signal))) return false;
+    // Chunks due together leave in one write, a bounded batch at a time so backpressure still bites.
     let data = first.data;
-    for (i++; i < limit && chunks[i]?.delayMs === 0; i++) data += chunks[i]?.data ?? '';
+    const batchEnd = i + MAX_BATCH;
+    for (i++; i < limit && i < batchEnd && chunks[i]?.delayMs === 0; i++) data += chunks[i]?.data ?? '';
     if (!res.write(data) && !(await drained(res, signal))) return false;
   }
   if (fault.kind === 'cut') {

@@ -1,24 +1,33 @@
 // Counters over chat-completion requests. A request is `completed` when its response was sent
 // to the end (error answers included) and `aborted` when the connection ended before that: the
 // client went away, or a cut/stall/reset fault broke it. requests = completed + aborted + inFlight.
+// `bytesSent` counts response bytes handed to the sockets, so a test can watch a stream's progress.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface SimStats {
   requests: number;
   completed: number;
   aborted: number;
   inFlight: number;
+  bytesSent: number;
 }
 
 export class StatsCounter {
   private requests = 0;
   private completed = 0;
   private aborted = 0;
+  private closedBytes = 0;
+  /** Responses in flight, with their socket's byte count when they started (sockets are reused). */
+  private readonly active = new Map<ServerResponse, { socket: Socket | null; start: number }>();
 
   /** Counts a request and, when its response closes, how it ended. */
   track(res: ServerResponse): void {
     this.requests++;
+    this.active.set(res, { socket: res.socket, start: res.socket?.bytesWritten ?? 0 });
     res.once('close', () => {
+      this.closedBytes += this.sentBy(res);
+      this.active.delete(res);
       if (res.writableFinished) this.completed++;
       else this.aborted++;
     });
@@ -26,6 +35,13 @@ export class StatsCounter {
 
   snapshot(): SimStats {
     const { requests, completed, aborted } = this;
-    return { requests, completed, aborted, inFlight: requests - completed - aborted };
+    let bytesSent = this.closedBytes;
+    for (const res of this.active.keys()) bytesSent += this.sentBy(res);
+    return { requests, completed, aborted, inFlight: requests - completed - aborted, bytesSent };
+  }
+
+  private sentBy(res: ServerResponse): number {
+    const entry = this.active.get(res);
+    return entry?.socket ? entry.socket.bytesWritten - entry.start : 0;
   }
 }

@@ -9,10 +9,15 @@ let stack: Stack;
 t.before(async () => {
   stack = await startStack({
     yaml: `upstream:\n  api_key: upstream-secret\n  forward_headers: [x-sim-itl-ms, x-sim-output-tokens]\nplugins:\n  - path: ${tagPlugin}\n    options: { tag: one }\n  - path: ${tagPlugin}\n    options: { tag: two }\n`,
-    sim: { apiKey: 'upstream-secret' },
+    sim: { apiKey: 'upstream-secret', maxModelLen: 1_000_000 },
   });
 });
 t.teardown(() => stack.close());
+
+async function waitFor(condition: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 const hello = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hello' }] };
 const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/chat/completions'): Promise<Response> =>
@@ -75,14 +80,26 @@ t.test('a streamed answer leaves chunk by chunk, not buffered', async (t) => {
   t.ok(firstChunkMs < totalMs / 2, `first chunk at ${firstChunkMs.toFixed(0)} ms of ${totalMs.toFixed(0)} ms`);
 });
 
+t.test('a client that stops reading holds the upstream back (backpressure), not the gateway\'s memory', async (t) => {
+  // 200,000 tokens are about 45 MB of SSE; socket buffers on loopback hold a few MB.
+  const response = await post({ ...hello, stream: true }, { 'x-sim-output-tokens': '200000' });
+  const reader = response.body!.getReader();
+  await reader.read();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const { bytesSent, inFlight } = stack.sim.stats();
+  t.ok(bytesSent < 20_000_000, `the upstream was held back after ${(bytesSent / 1e6).toFixed(1)} MB of about 45 MB`);
+  t.equal(inFlight, 1, 'and has not finished');
+  await reader.cancel();
+  await waitFor(() => stack.sim.stats().inFlight === 0);
+});
+
 t.test('a client that disconnects aborts the upstream request', async (t) => {
   const before = stack.sim.stats().aborted;
   const response = await post({ ...hello, stream: true }, { 'x-sim-itl-ms': '50', 'x-sim-output-tokens': '200' });
   const reader = response.body!.getReader();
   await reader.read();
   await reader.cancel();
-  const deadline = Date.now() + 3000;
-  while (stack.sim.stats().aborted === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor(() => stack.sim.stats().aborted > before);
   t.equal(stack.sim.stats().aborted, before + 1);
   t.equal(stack.sim.stats().inFlight, 0);
 });

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import type { Exchange } from '../exchange.js';
 import type { UpstreamPool } from './pool.js';
 import type { UpstreamResponse } from './upstream-response.js';
-import { streamReadError, upstreamStatusError } from './upstream-errors.js';
+import { upstreamStatusError } from './upstream-errors.js';
 import { ChunkDecoder } from './chunk-decoder.js';
 import { completionAsChunk } from './completion-chunk.js';
 
@@ -49,12 +49,7 @@ function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, s
 }
 
 async function* completionEvents(response: UpstreamResponse): AsyncGenerator<CanonicalEvent> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw streamReadError(error);
-  }
+  const text = await response.text();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

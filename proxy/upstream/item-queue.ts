@@ -25,6 +25,11 @@ export class ItemQueue<T> implements AsyncIterableIterator<T> {
     this.#flow = flow;
   }
 
+  /** Whether the producer was asked to pause and not yet to resume. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
   push(item: T): void {
     const waiting = this.#waiting;
     if (waiting !== null) {

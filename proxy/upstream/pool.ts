@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../errors.js';
 import { Replica } from './replica.js';

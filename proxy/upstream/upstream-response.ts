@@ -3,6 +3,9 @@ import type { Dispatcher } from 'undici';
 import { ItemQueue } from './item-queue.js';
 import { streamReadError } from './upstream-errors.js';
 
+/** Body chunks held before a reader attaches; past this the socket is paused. */
+const EARLY_LIMIT = 16;
+
 /** Turns body bytes into items as they arrive, synchronously; throws a GatewayError on bad data. */
 export interface BodyDecoder<T> {
   push(chunk: Buffer, emit: (item: T) => void): void;
@@ -48,9 +51,14 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#resolveStarted();
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#reader === null) this.#early.push(chunk);
-    else this.#decode(this.#reader.push, chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#reader !== null) {
+      this.#decode(this.#reader.push, chunk);
+      return;
+    }
+    // Nobody reads yet: hold a little, then make the upstream wait rather than memory grow.
+    this.#early.push(chunk);
+    if (this.#early.length >= EARLY_LIMIT) controller.pause();
   }
 
   onResponseEnd(): void {
@@ -91,6 +99,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     const early = this.#early;
     this.#early = [];
     for (const chunk of early) if (!this.#decode(reader.push, chunk)) return queue;
+    if (this.#controller?.paused && !queue.paused) this.#controller.resume();
     if (this.#error !== null) queue.fail(streamReadError(this.#error));
     else if (this.#done && this.#decode(reader.end)) queue.end();
     return queue;

@@ -8,6 +8,7 @@ import { builtinPlugins } from '../plugins/index.js';
 import { createChatDialect } from '../plugins/translate/chat/index.js';
 import { renderChatError } from '../plugins/translate/chat/errors.js';
 import { renderMessagesError } from '../plugins/translate/messages/errors.js';
+import { createMessagesDialect } from '../plugins/translate/messages/index.js';
 import { composeChain } from '../proxy/chain.js';
 import { createRequestListener } from '../proxy/gateway.js';
 import { createLogger } from '../proxy/log.js';
@@ -64,13 +65,19 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
   });
-  const router = new Router({ chat: createChatDialect(config.model.id) }, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
+  const dialects = {
+    chat: createChatDialect(config.model.id),
+    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: config.dialects.messages.max_tokens }),
+  };
+  const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
   const listener = createRequestListener({
     router,
     chain: composeChain(plugins, terminal),
     log,
     bodyLimitBytes: config.server.body_limit_bytes,
     defaultWire: config.wire,
+    pingIntervalMs: config.server.sse_ping_ms,
+    countTokens: undefined,
     models: modelsBody({ id: config.model.id, displayName: config.model.display_name, ownedBy: config.model.owned_by, created: config.model.created }),
   });
   const server = createServer({ keepAliveTimeout: 65_000 }, listener);

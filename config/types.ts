@@ -9,7 +9,7 @@ export interface PluginEntry {
 }
 
 export interface GatewayConfig {
-  server: { host: string; port: number; body_limit_bytes: number };
+  server: { host: string; port: number; body_limit_bytes: number; sse_ping_ms: number };
   model: { id: string; upstream_name: string; display_name: string; owned_by: string; created: number };
   upstream: {
     urls: string[];
@@ -27,6 +27,9 @@ export interface GatewayConfig {
     forward_headers: string[];
   };
   wire: WireProfile;
+  dialects: {
+    messages: { max_tokens: number };
+  };
   plugins: PluginEntry[];
   sim: { host: string; port: number; ttft_ms: number; itl_ms: number; output_tokens: number; api_key?: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };

@@ -16,6 +16,8 @@ export interface StreamEncoder {
   event(event: CanonicalEvent): string;
   end(): string;
   error(error: GatewayError): string;
+  /** A keep-alive event, sent while nothing else is (long waits, searches); dialects without one omit it. */
+  ping?(): string;
 }
 
 /** A client dialect: its request decoder, its encoders and its error shape. */
@@ -28,6 +30,11 @@ export interface Dialect {
   streamEncoder(exchange: Exchange): StreamEncoder;
   encodeBody(completion: ChatCompletion, exchange: Exchange): JsonObject;
   renderError(error: GatewayError): RenderedError;
+  /** Token counting without generation, for dialects that have it (POST /v1/messages/count_tokens). */
+  countTokens?: {
+    decode(body: unknown): ChatRequest;
+    encode(inputTokens: number): JsonObject;
+  };
 }
 
 /** What every route needs from a dialect even before it can generate: its error shape. */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { CompletionAccumulator } from './accumulate.js';
 import { readJsonBody } from './body.js';
 import type { Chain } from './chain.js';
-import type { JsonObject } from './canonical.js';
+import type { ChatRequest, JsonObject } from './canonical.js';
 import type { Dialect, WireProfile } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
@@ -19,6 +19,10 @@ export interface GatewayOptions {
   bodyLimitBytes: number;
   defaultWire: WireProfile;
   models: JsonObject;
+  /** Keep-alive events on quiet streams, for dialects that have one. */
+  pingIntervalMs: number;
+  /** Counts the prompt tokens the upstream will see for a canonical request (count_tokens). */
+  countTokens: ((request: ChatRequest, signal: AbortSignal) => Promise<number>) | undefined;
 }
 
 /** The HTTP entry point: route, run the chain, write the answer in the caller's dialect. */
@@ -61,7 +65,8 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
         failure = await generate(options, exchange, route.dialect);
         break;
       case 'count_tokens':
-        throw notEnabled(req);
+        await countTokens(options, exchange);
+        break;
     }
   } catch (error) {
     // A client that went away needs no answer; its upstream call is already aborted.
@@ -85,10 +90,20 @@ async function generate(options: GatewayOptions, exchange: Exchange, dialect: Di
   exchange.request = request;
   const events = await options.chain.generate(exchange);
   if (dialect.wantsStream(request)) {
-    return sendEventStream(exchange.res, exchange.responseHeaders, dialect.streamEncoder(exchange), events, exchange.signal);
+    return sendEventStream(exchange.res, exchange.responseHeaders, dialect.streamEncoder(exchange), events, exchange.signal, options.pingIntervalMs);
   }
   sendJson(exchange.res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange));
   return undefined;
+}
+
+/** POST /v1/messages/count_tokens: never streams, never reaches the chain (no credits, no rate limit). */
+async function countTokens(options: GatewayOptions, exchange: Exchange): Promise<void> {
+  const counting = exchange.route.dialect?.countTokens;
+  if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
+  exchange.body = await readJsonBody(exchange.req, options.bodyLimitBytes);
+  const request = counting.decode(exchange.body);
+  const inputTokens = await options.countTokens(request, exchange.signal);
+  sendJson(exchange.res, 200, exchange.responseHeaders, counting.encode(inputTokens));
 }
 
 async function collect(events: EventStream): Promise<ReturnType<CompletionAccumulator['result']>> {

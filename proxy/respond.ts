@@ -26,9 +26,10 @@ export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8',
  * syscall); a full socket buffer pauses the reading of events (and so the upstream) until 'drain'.
  * An error after the first byte becomes the dialect's error event. Returns that error, if any.
  */
-export async function sendEventStream(res: ServerResponse, headers: Record<string, string>, encoder: StreamEncoder, events: EventStream, signal: AbortSignal): Promise<GatewayError | undefined> {
+export async function sendEventStream(res: ServerResponse, headers: Record<string, string>, encoder: StreamEncoder, events: EventStream, signal: AbortSignal, pingIntervalMs: number): Promise<GatewayError | undefined> {
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
   let pending = '';
+  let quiet = true;
   const flush = (): void => {
     if (pending === '') return;
     // One encoding pass: a string chunk would be measured (byteLength) and then encoded again.
@@ -40,7 +41,13 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     if (text === '') return;
     if (pending === '') process.nextTick(flush);
     pending += text;
+    quiet = false;
   };
+  const ping = encoder.ping?.bind(encoder);
+  const pinger = ping === undefined ? undefined : setInterval(() => {
+    if (quiet) write(ping());
+    quiet = true;
+  }, pingIntervalMs);
   let failure: GatewayError | undefined;
   try {
     write(encoder.start());
@@ -53,6 +60,8 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     if (signal.aborted) return undefined;
     failure = asGatewayError(error);
     write(encoder.error(failure));
+  } finally {
+    clearInterval(pinger);
   }
   flush();
   res.end();

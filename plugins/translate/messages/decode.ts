@@ -1,0 +1,51 @@
+import type { ChatRequest } from '../../../proxy/canonical.js';
+import { GatewayError } from '../../../proxy/errors.js';
+import { compileValidator } from '../../../proxy/validator.js';
+import schema from '../../../schemas/messages-request.json' with { type: 'json' };
+import { messagesToChat } from './to-chat.js';
+import type { MessagesRequest } from './types.js';
+
+export interface MessagesDecoders {
+  /** POST /v1/messages. */
+  decode(body: unknown): ChatRequest;
+  /** POST /v1/messages/count_tokens: the same request without max_tokens and stream (spec 2.8). */
+  decodeCount(body: unknown): ChatRequest;
+}
+
+/** Compiles the validators once, with `max_tokens` bounded by the configured limit (spec: 1..8000). */
+export function createMessagesDecoders(modelId: string, maxTokensLimit: number): MessagesDecoders {
+  const generate = structuredClone(schema);
+  generate.properties.max_tokens.maximum = maxTokensLimit;
+  const count = structuredClone(schema);
+  count.required = ['model', 'messages'];
+  const validate = compileValidator<MessagesRequest>(withoutId(generate));
+  const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>(withoutId(count));
+
+  const checkModel = (model: string): void => {
+    if (model !== modelId) throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `model: '${model}' was not found; this gateway serves '${modelId}'.`, 'model');
+  };
+  return {
+    decode(body) {
+      const request = validate(body);
+      checkModel(request.model);
+      return messagesToChat(request);
+    },
+    decodeCount(body) {
+      if (typeof body === 'object' && body !== null) {
+        const record = body as Record<string, unknown>;
+        if (record.max_tokens !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', "max_tokens: Extra inputs are not permitted; count_tokens takes no 'max_tokens'.", 'max_tokens');
+        if (record.stream !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', "stream: Extra inputs are not permitted; count_tokens never streams.", 'stream');
+      }
+      const request = validateCount(body);
+      checkModel(request.model);
+      return messagesToChat(request);
+    },
+  };
+}
+
+/** The schema without its `$id`, so that several gateways (tests) can compile their variant in one process. */
+function withoutId(schema: { $id?: string }): object {
+  const { $id, ...rest } = schema;
+  void $id;
+  return rest;
+}

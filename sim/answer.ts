@@ -6,7 +6,7 @@
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
 import type { ChatRequest } from './chat-types.js';
 import type { ChatPrompt } from './chat-prompt.js';
-import { messageText } from './conversation.js';
+import { messageText } from '../tokenizer/template-input.js';
 import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
 import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
 import { planToolCalls } from './tool-plan.js';

@@ -1,7 +1,9 @@
-// The prompt of a chat request: rendered and tokenized as vLLM does, cached by content so that
+// The prompt of a chat request: rendered and tokenized as vLLM does (tokenizer/template-input.ts
+// normalises the messages and tools, the Qwen3 template renders them), cached by content so that
 // repeated requests (benchmarks, retries, /tokenize then chat) tokenize once.
+import { PromptError } from '../tokenizer/prompt-error.js';
+import { toTemplateMessages, toTemplateTools, type TemplateMessage } from '../tokenizer/template-input.js';
 import type { ChatMessage, FunctionTool } from './chat-types.js';
-import { toTemplateMessages, toTemplateTools } from './conversation.js';
 import { badRequest } from './errors.js';
 import { hashString } from './hash.js';
 import { Lru } from './lru.js';
@@ -25,7 +27,7 @@ const cache = new Lru<string, ChatPrompt>(64);
 
 /** Throws a 400 SimError when the template rejects the conversation or arguments are not JSON. */
 export function chatPrompt(input: ChatPromptInput): ChatPrompt {
-  const messages = toTemplateMessages(input.messages);
+  const messages = templateMessages(input.messages);
   const tools = toTemplateTools(input.tools);
   const addGenerationPrompt = input.addGenerationPrompt ?? true;
   const kwargs = input.chatTemplateKwargs ?? {};
@@ -46,4 +48,13 @@ export function chatPrompt(input: ChatPromptInput): ChatPrompt {
 /** Number of prompt tokens vLLM counts for these messages and tools. */
 export function countChatTokens(input: ChatPromptInput): number {
   return chatPrompt(input).ids.length;
+}
+
+function templateMessages(messages: readonly ChatMessage[]): TemplateMessage[] {
+  try {
+    return toTemplateMessages(messages);
+  } catch (err) {
+    if (err instanceof PromptError) throw badRequest(err.message, err.param);
+    throw err;
+  }
 }

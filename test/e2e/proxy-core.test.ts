@@ -113,11 +113,15 @@ t.test('the plugin chain from the YAML runs in order on every request', async (t
   t.equal((await fetch(`${stack.gateway.url}/v1/models`)).headers.get('x-tags'), 'one,two', 'request hooks run on every API route');
 });
 
-t.test('endpoints that are not built yet answer a clear 404 in their own dialect, never a 500', async (t) => {
-  const count = await post({}, {}, '/v1/messages/count_tokens');
-  t.equal(count.status, 404);
-  t.equal(((await count.json()) as { type: string }).type, 'error');
-  const responses = await post({}, {}, '/v1/responses');
-  t.equal(responses.status, 404);
-  t.equal(((await responses.json()) as { error: { code: string } }).error.code, 'endpoint_not_enabled');
+t.test('an empty object on every generation endpoint is a 400 in that endpoint\'s dialect, never a 500', async (t) => {
+  for (const path of ['/v1/chat/completions', '/v1/responses']) {
+    const response = await post({}, {}, path);
+    t.equal(response.status, 400, path);
+    t.match(((await response.json()) as { error: unknown }).error, { type: 'invalid_request_error', param: 'model' }, path);
+  }
+  for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+    const response = await post({}, {}, path);
+    t.equal(response.status, 400, path);
+    t.match(await response.json(), { type: 'error', error: { type: 'invalid_request_error' } }, path);
+  }
 });

@@ -1,0 +1,106 @@
+// The responses dialect's wire types (spec 2.6/2.7, WIRE.md "Responses dialect"), as far as the gateway reads or writes them.
+import type { JsonObject } from '../../../proxy/canonical.js';
+
+export interface InputTextPart {
+  type: 'input_text' | 'output_text';
+  text: string;
+}
+
+/** A message item: `type: 'message'`, or the short form without a type. */
+export interface MessageItem {
+  type?: 'message';
+  role: 'user' | 'assistant' | 'system' | 'developer';
+  content: string | InputTextPart[];
+}
+
+export interface FunctionCallItem {
+  type: 'function_call';
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface FunctionCallOutputItem {
+  type: 'function_call_output';
+  call_id: string;
+  output: string | InputTextPart[];
+}
+
+/** Items from earlier rounds that carry nothing the model needs again (spec 2.7: search rounds are skipped). */
+export interface SkippedItem {
+  type: 'web_search_call' | 'reasoning';
+}
+
+export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | SkippedItem;
+
+export interface FunctionToolParam {
+  type: 'function';
+  name: string;
+  description?: string | null;
+  parameters?: JsonObject | null;
+  strict?: boolean | null;
+}
+
+export type ToolChoiceParam = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+
+export type TextFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: JsonObject; description?: string; strict?: boolean | null };
+
+/** A request that passed the schema (schemas/responses-request.json) and the tool checks. */
+export interface ResponsesRequest {
+  model: string;
+  input: string | InputItem[];
+  instructions?: string | null;
+  /** The spec's name. */
+  max_tokens?: number | null;
+  /** OpenAI's name. */
+  max_output_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  stream?: boolean | null;
+  tools?: FunctionToolParam[] | null;
+  tool_choice?: ToolChoiceParam | null;
+  parallel_tool_calls?: boolean | null;
+  text?: { format?: TextFormat } | null;
+  metadata?: JsonObject | null;
+  reasoning?: JsonObject | null;
+  user?: string | null;
+  [field: string]: unknown;
+}
+
+export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete';
+
+export interface OutputTextPart {
+  type: 'output_text';
+  text: string;
+  annotations: JsonObject[];
+}
+
+export interface OutputMessage {
+  type: 'message';
+  id: string;
+  status: ResponseStatus;
+  role: 'assistant';
+  content: OutputTextPart[];
+}
+
+export interface OutputFunctionCall {
+  type: 'function_call';
+  id: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: ResponseStatus;
+}
+
+export type OutputItem = OutputMessage | OutputFunctionCall;
+
+export interface ResponsesUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}

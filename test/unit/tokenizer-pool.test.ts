@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { packageRoot } from '../../config/load.js';
+import type { ChatRequest } from '../../proxy/canonical.js';
+import { GatewayError } from '../../proxy/errors.js';
+import { InProcessCounter } from '../../tokenizer/in-process-counter.js';
+import { LocalModel } from '../../tokenizer/local-model.js';
+import { resolveModelFiles } from '../../tokenizer/model-files.js';
+import { TiktokenModel } from '../../tokenizer/tiktoken-model.js';
+import { createTokenCounter } from '../../tokenizer/token-counter.js';
+import { REQUESTS, SERVED_MODEL, tokenizerConfig } from './tokenizer-requests.js';
+
+const run = promisify(execFile);
+const context = { upstreamUrls: [], servedModel: SERVED_MODEL };
+const inline = await createTokenCounter(tokenizerConfig({ workers: 0 }), context);
+// Threshold 0: every conversation goes to the pool.
+const pooled = await createTokenCounter(tokenizerConfig({ workers: 2, worker_threshold_bytes: 0 }), context);
+await pooled.warmUp?.();
+t.teardown(async () => {
+  await inline.close();
+  await pooled.close();
+});
+
+/** A conversation of about `kb` KB of JSON. */
+function big(kb: number): ChatRequest {
+  const line = 'Large prompts are counted in a worker thread, so other streams keep flowing. 大きなプロンプト。\n';
+  return { model: 'qwen3-8b', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: line.repeat(Math.ceil((kb * 1024) / line.length)) }] };
+}
+
+t.test('the pool counts every kind of request exactly as inline does', async (t) => {
+  for (const [name, request] of Object.entries(REQUESTS)) {
+    t.equal(await pooled.count(request), await inline.count(request), name);
+  }
+  const large = big(100);
+  t.equal(await pooled.count(large), await inline.count(large), '100 KB');
+  const many = await Promise.all(Object.values(REQUESTS).map((request) => pooled.count(request)));
+  t.same(many, await Promise.all(Object.values(REQUESTS).map((request) => inline.count(request))), 'concurrent counts, answers matched to their jobs');
+});
+
+t.test('counting a large conversation in the pool does not block the event loop; inline does', async (t) => {
+  const large = big(400);
+  await pooled.count(large); // warm: JIT
+  await inline.count(large);
+
+  // Pool first, so that no garbage of the inline count is collected while the pool is measured.
+  let last = performance.now();
+  let maxGap = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    maxGap = Math.max(maxGap, now - last);
+    last = now;
+  }, 1);
+  const poolBusy = busyMs(() => pooled.count(large));
+  const { ms: poolLoopMs, result: count } = await poolBusy;
+  clearInterval(timer);
+  const { ms: inlineLoopMs, result: expected } = await busyMs(() => inline.count(large));
+
+  t.equal(count, expected);
+  t.comment(`400 KB: the event loop was busy ${inlineLoopMs.toFixed(0)} ms counting inline, ${poolLoopMs.toFixed(1)} ms with the pool (longest gap between 1 ms timer ticks: ${maxGap.toFixed(1)} ms)`);
+  t.ok(inlineLoopMs > 40, `inline counting holds the loop (${inlineLoopMs.toFixed(0)} ms)`);
+  t.ok(poolLoopMs < inlineLoopMs / 4, `the pool leaves it free: ${poolLoopMs.toFixed(1)} ms busy < ${(inlineLoopMs / 4).toFixed(0)} ms`);
+});
+
+/** How long the event loop was busy (not waiting for I/O or timers) while `work` ran: its ELU active time. */
+async function busyMs<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const before = performance.eventLoopUtilization();
+  const result = await work();
+  return { ms: performance.eventLoopUtilization(before).active, result };
+}
+
+/** Whether count() answered without leaving the thread: an inline count settles within two microtask turns. */
+async function answeredInline(counting: Promise<number>): Promise<boolean> {
+  let settled = false;
+  const done = counting.then(() => (settled = true));
+  await Promise.resolve();
+  await Promise.resolve();
+  const inlineAnswer = settled;
+  await done;
+  return inlineAnswer;
+}
+
+t.test('the workers start with the first large conversation, which is counted inline meanwhile', async (t) => {
+  const counter = await createTokenCounter(tokenizerConfig({ workers: 1, worker_threshold_bytes: 50_000 }), context);
+  t.teardown(() => counter.close());
+  t.ok(await answeredInline(counter.count(big(60))), 'first large conversation: inline, and the workers start');
+  await counter.warmUp?.();
+  t.notOk(await answeredInline(counter.count(big(60))), 'once they have loaded: in a worker');
+  t.ok(await answeredInline(counter.count(REQUESTS['multi-turn']!)), 'below the threshold: inline');
+
+  // close() ends the workers: the running and the queued count reject, and so do later large ones.
+  const running = t.rejects(counter.count(big(300)), /pool is closed/);
+  const queued = t.rejects(counter.count(big(300)), /pool is closed/);
+  await counter.close();
+  await running;
+  await queued;
+  await t.rejects(counter.count(big(60)), /pool is closed/);
+  t.ok(await counter.count(REQUESTS['multi-turn']!), 'small conversations are still counted inline');
+});
+
+t.test('with workers: 0 every conversation is counted inline', async (t) => {
+  t.ok(await answeredInline(inline.count(big(60))));
+  await inline.warmUp?.();
+  t.ok(await answeredInline(inline.count(big(60))));
+});
+
+t.test('workers that cannot load are reported, and large conversations are still counted inline', async (t) => {
+  const warnings: string[] = [];
+  const counter = new InProcessCounter({
+    source: 'local',
+    exact: true,
+    model: LocalModel.load(resolveModelFiles({})),
+    spec: { kind: 'local', files: { tokenizerJson: '/nonexistent/tokenizer.json', tokenizerConfig: '/nonexistent/tokenizer_config.json' } },
+    workers: 1,
+    thresholdBytes: 0,
+    log: { warn: (_fields, message) => warnings.push(message) },
+  });
+  t.teardown(() => counter.close());
+  await counter.warmUp();
+  t.match(warnings, [/worker threads did not start/]);
+  t.equal(await counter.count(REQUESTS.long!), await inline.count(REQUESTS.long!));
+});
+
+t.test('an error in a worker reaches the caller as the same GatewayError as inline', async (t) => {
+  const broken: ChatRequest = {
+    model: 'qwen3-8b',
+    messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: 'not json' } }] }],
+  };
+  const error = await pooled.count(broken).catch((e: unknown) => e);
+  t.ok(error instanceof GatewayError);
+  t.match(error, { code: 'GW_ERR_REQUEST_INVALID', status: 400, param: 'messages', message: /^messages\[1\]\.tool_calls\[0\]\.function\.arguments is not valid JSON/ });
+  t.same(error, await inline.count(broken).catch((e: unknown) => e));
+  t.equal(await pooled.count(REQUESTS.tools!), await inline.count(REQUESTS.tools!), 'the worker goes on counting');
+});
+
+t.test('a count aborted while it waits for a worker is dropped', async (t) => {
+  // Both workers busy, so the third count waits in the queue.
+  const busy = [pooled.count(big(300)), pooled.count(big(300))];
+  const controller = new AbortController();
+  const waiting = pooled.count(big(300), controller.signal);
+  controller.abort(new Error('client went away'));
+  await t.rejects(waiting, /client went away/);
+  t.ok((await Promise.all(busy)).every((count) => count > 0));
+});
+
+t.test('tiktoken counts in the pool as inline', async (t) => {
+  const tiktokenInline = await createTokenCounter(tokenizerConfig({ source: 'tiktoken' }), context);
+  const tiktokenPool = await createTokenCounter(tokenizerConfig({ source: 'tiktoken', workers: 1, worker_threshold_bytes: 0 }), context);
+  await tiktokenPool.warmUp?.();
+  t.teardown(async () => {
+    await tiktokenInline.close();
+    await tiktokenPool.close();
+  });
+  for (const name of ['tool calls and results', 'multilingual', 'long']) {
+    t.equal(await tiktokenPool.count(REQUESTS[name]!), await tiktokenInline.count(REQUESTS[name]!), name);
+  }
+});
+
+t.test('the worker file is found from the build too (dist/, plain node, no TypeScript loader)', async (t) => {
+  const root = packageRoot();
+  const outDir = mkdtempSync(join(root, 'dist', '.tokenizer-test-'));
+  t.teardown(() => rmSync(outDir, { recursive: true, force: true }));
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const sources = ['worker-pool.ts', 'count-worker.ts'].map((name) => join(root, 'tokenizer', name));
+  await run(process.execPath, [tsc, '--outDir', outDir, '--rootDir', root, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', ...sources], { cwd: root });
+  const request = REQUESTS['tool calls and results']!;
+  const script = `
+    import { WorkerPool } from ${JSON.stringify(join(outDir, 'tokenizer', 'worker-pool.js'))};
+    const pool = await WorkerPool.start({ kind: 'tiktoken', encoding: 'gpt2' }, 1);
+    console.log(await pool.count(${JSON.stringify(JSON.stringify({ messages: request.messages, tools: request.tools }))}));
+    await pool.close();`;
+  const file = join(outDir, 'check.mjs');
+  writeFileSync(file, script);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const { stdout } = await run(process.execPath, [file], { cwd: root, env });
+  const gpt2 = await TiktokenModel.load('gpt2');
+  t.equal(Number(stdout.trim()), gpt2.count({ messages: request.messages, tools: request.tools ?? null }));
+});

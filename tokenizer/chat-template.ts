@@ -1,0 +1,72 @@
+// A model's chat template (Jinja, from its tokenizer_config.json), rendered by @huggingface/jinja
+// with the variables transformers' apply_chat_template gives it, as vLLM calls it: the special
+// tokens (bos_token, eos_token, ...), the request's chat_template_kwargs, then messages, tools
+// and add_generation_prompt. Compiled once.
+import { Template } from '@huggingface/jinja';
+import { PromptError } from './prompt-error.js';
+import type { TemplateMessage, TemplateTool } from './template-input.js';
+
+/** tokenizer_config.json's special-token fields: a string, or an AddedToken object `{content}`. */
+const SPECIAL_TOKEN_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'] as const;
+
+export class ChatTemplate {
+  readonly #template: Template;
+  readonly #specialTokens: Readonly<Record<string, unknown>>;
+
+  constructor(source: string, specialTokens: Readonly<Record<string, unknown>> = {}) {
+    this.#template = new Template(source);
+    this.#specialTokens = specialTokens;
+  }
+
+  /** The template of a tokenizer_config.json, with its special tokens; throws when it has none. */
+  static fromTokenizerConfig(config: Readonly<Record<string, unknown>>, origin: string): ChatTemplate {
+    const source = config.chat_template;
+    if (typeof source !== 'string') throw new Error(`${origin} has no chat_template (a string)`);
+    return new ChatTemplate(source, specialTokensMap(config));
+  }
+
+  /**
+   * The prompt text, exactly as vLLM's apply_chat_template produces it. `kwargs` are vLLM's
+   * `chat_template_kwargs` (e.g. `{enable_thinking: false}`). A template error is a PromptError.
+   */
+  render(
+    messages: readonly TemplateMessage[],
+    tools: readonly TemplateTool[] | null,
+    addGenerationPrompt = true,
+    kwargs: Readonly<Record<string, unknown>> = {},
+  ): string {
+    try {
+      return this.#template.render({
+        ...this.#specialTokens,
+        ...kwargs,
+        messages,
+        tools: tools ?? null,
+        add_generation_prompt: addGenerationPrompt,
+      });
+    } catch (err) {
+      throw new PromptError(err instanceof Error ? err.message : String(err), 'template');
+    }
+  }
+}
+
+/** transformers' special_tokens_map: the special tokens a tokenizer_config.json sets, as strings. */
+function specialTokensMap(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const map: Record<string, unknown> = {};
+  for (const key of SPECIAL_TOKEN_KEYS) {
+    const text = tokenText(config[key]);
+    if (text !== undefined) map[key] = text;
+  }
+  const additional = config.additional_special_tokens;
+  if (Array.isArray(additional)) {
+    map.additional_special_tokens = additional.map(tokenText).filter((text): text is string => text !== undefined);
+  }
+  return map;
+}
+
+function tokenText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { content?: unknown }).content === 'string') {
+    return (value as { content: string }).content;
+  }
+  return undefined;
+}

@@ -1,0 +1,90 @@
+// Counting in the gateway's own process, with the model's files or a tiktoken encoding: small
+// conversations inline (a few KB tokenize in about a millisecond), large ones in a pool of worker
+// threads so that tokenizing never holds up the event loop, and every other stream, for long.
+// The workers start with the first large conversation (or warmUp()): each holds its own copy of
+// the tokenizer (about 190 MB for Qwen3), which a gateway that never sees one should not pay for.
+// Until they have loaded, large conversations are counted inline.
+import type { ChatRequest } from '../proxy/canonical.js';
+import { GatewayError } from '../proxy/errors.js';
+import { PromptError } from './prompt-error.js';
+import { promptInput } from './prompt-input.js';
+import type { ModelSpec, PromptModel } from './prompt-model.js';
+import type { TokenCounter, TokenCounterLog } from './token-counter.js';
+import { WorkerPool } from './worker-pool.js';
+
+export interface InProcessCounterOptions {
+  source: 'local' | 'tiktoken';
+  exact: boolean;
+  model: PromptModel;
+  /** What the workers load: the same model as `model`. */
+  spec: ModelSpec;
+  /** 0: everything inline. */
+  workers: number;
+  /** Conversations whose JSON (messages, tools) is longer than this go to the pool. */
+  thresholdBytes: number;
+  log: TokenCounterLog | undefined;
+}
+
+export class InProcessCounter implements TokenCounter {
+  readonly source: 'local' | 'tiktoken';
+  readonly exact: boolean;
+  readonly #options: InProcessCounterOptions;
+  #pool: WorkerPool | null = null;
+  #starting: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(options: InProcessCounterOptions) {
+    this.source = options.source;
+    this.exact = options.exact;
+    this.#options = options;
+  }
+
+  async count(request: ChatRequest, signal?: AbortSignal): Promise<number> {
+    signal?.throwIfAborted();
+    const input = promptInput(request);
+    try {
+      if (this.#options.workers > 0) {
+        // JSON length in UTF-16 units: bytes for ASCII text, a little under for other scripts.
+        const json = JSON.stringify(input);
+        if (json.length > this.#options.thresholdBytes) {
+          if (this.#pool !== null) return await this.#pool.count(json, signal);
+          void this.warmUp();
+        }
+      }
+      return this.#options.model.count(input);
+    } catch (error) {
+      throw countError(error, signal);
+    }
+  }
+
+  /** Starts the worker threads now; resolves once they have loaded the model (or failed to: then counting stays inline). */
+  warmUp(): Promise<void> {
+    if (this.#options.workers === 0 || this.#closed) return Promise.resolve();
+    this.#starting ??= WorkerPool.start(this.#options.spec, this.#options.workers).then(
+      async (pool) => {
+        if (this.#closed) await pool.close();
+        else this.#pool = pool;
+      },
+      (error: unknown) => {
+        this.#options.log?.warn({ err: error }, 'token counter: the worker threads did not start; large conversations are counted inline');
+      },
+    );
+    return this.#starting;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#starting;
+    await this.#pool?.close();
+  }
+}
+
+function countError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return error;
+  if (error instanceof PromptError) {
+    const message = error.stage === 'template' ? `The model's chat template refused the conversation: ${error.message}` : error.message;
+    return new GatewayError('GW_ERR_REQUEST_INVALID', message, error.param);
+  }
+  if (error instanceof GatewayError) return error;
+  return new GatewayError('GW_ERR_INTERNAL', `Counting the prompt's tokens failed: ${error instanceof Error ? error.message : String(error)}`);
+}

@@ -1,0 +1,90 @@
+// The token counter (issue #3): the prompt tokens the upstream will report for a canonical request,
+// its messages and tools rendered with the generation prompt as vLLM's chat endpoint does. Three
+// sources, chosen by `tokenizer.source` in the config:
+// - upstream: the upstream's own tokenize endpoint (vLLM/SGLang `/tokenize`, llama-server
+//   `/apply-template` + `/tokenize`); exact, one small request per count;
+// - local: the model's tokenizer.json and chat template, in process; exact when they are the
+//   files the upstream serves (the default: Qwen3's, which the embedded sim serves);
+// - tiktoken: a ChatML rendering encoded by js-tiktoken; an approximation (`exact: false`).
+// The in-process sources load their model here, once, before the counter is returned (so a bad
+// config fails at start); large conversations are counted in a pool of worker threads, started
+// with the first one (or warmUp()), each loading its own copy.
+import type { ChatRequest } from '../proxy/canonical.js';
+import type { TokenizerConfig } from '../config/types.js';
+import { InProcessCounter } from './in-process-counter.js';
+import { resolveModelFiles } from './model-files.js';
+import { loadPromptModel, type ModelSpec } from './prompt-model.js';
+import { UpstreamCounter } from './upstream-counter.js';
+
+export interface TokenCounter {
+  /**
+   * The prompt tokens the upstream reports for this request (OpenAI's `prompt_tokens`; Anthropic's
+   * `input_tokens` + cache fields). Rejects with a GatewayError: GW_ERR_REQUEST_INVALID when the
+   * conversation cannot be rendered (the upstream would refuse it too), GW_ERR_UPSTREAM_* when the
+   * upstream's endpoint fails; with the signal's reason when aborted.
+   */
+  count(request: ChatRequest, signal?: AbortSignal): Promise<number>;
+  readonly source: 'upstream' | 'local' | 'tiktoken';
+  /** false for the tiktoken approximation. */
+  readonly exact: boolean;
+  /**
+   * Loads now what would otherwise load on first need (the worker threads of the in-process
+   * sources, started by the first large conversation); the gateway may call it at start.
+   */
+  warmUp?(): Promise<void>;
+  /** Ends the worker threads or the upstream connections. */
+  close(): Promise<void>;
+}
+
+/** Where the counter reports trouble that does not fail a count (pino's logger fits). */
+export interface TokenCounterLog {
+  warn(fields: object, message: string): void;
+}
+
+export interface TokenCounterContext {
+  /** The upstream's OpenAI base URLs (`http://host:8000/v1`); the first one's origin serves `/tokenize`. */
+  upstreamUrls: string[];
+  upstreamApiKey?: string;
+  /** The name the upstream serves the model under. */
+  servedModel: string;
+  /** The public model id, shown instead of the served name in upstream error messages. */
+  modelId?: string;
+  /** What tokenizer.local paths are relative to (the config file's folder); the working directory if absent. */
+  baseDir?: string;
+  log?: TokenCounterLog;
+}
+
+export async function createTokenCounter(config: TokenizerConfig, context: TokenCounterContext): Promise<TokenCounter> {
+  switch (config.source) {
+    case 'upstream':
+      return new UpstreamCounter({
+        baseUrl: upstreamBase(config, context),
+        flavor: config.upstream.flavor,
+        apiKey: context.upstreamApiKey,
+        servedModel: context.servedModel,
+        modelId: context.modelId ?? 'the model',
+        addSpecial: config.upstream.add_special,
+        timeoutMs: config.upstream.timeout_ms,
+      });
+    case 'local':
+      return inProcess(config, 'local', true, { kind: 'local', files: resolveModelFiles(config.local, context.baseDir) }, context.log);
+    case 'tiktoken':
+      return inProcess(config, 'tiktoken', false, { kind: 'tiktoken', encoding: config.tiktoken.encoding }, context.log);
+    default: {
+      const never: never = config.source;
+      throw new Error(`unknown tokenizer.source ${String(never)}`);
+    }
+  }
+}
+
+async function inProcess(config: TokenizerConfig, source: 'local' | 'tiktoken', exact: boolean, spec: ModelSpec, log: TokenCounterLog | undefined): Promise<TokenCounter> {
+  const model = await loadPromptModel(spec);
+  return new InProcessCounter({ source, exact, model, spec, workers: config.workers, thresholdBytes: config.worker_threshold_bytes, log });
+}
+
+function upstreamBase(config: TokenizerConfig, context: TokenCounterContext): string {
+  if (config.upstream.url !== undefined) return config.upstream.url;
+  const first = context.upstreamUrls[0];
+  if (first === undefined) throw new Error('tokenizer.source upstream needs an upstream URL (upstream.urls or tokenizer.upstream.url)');
+  return new URL(first).origin;
+}

@@ -1,0 +1,143 @@
+// Counting by asking the upstream itself, with the request as it would go upstream: exact by
+// construction, whatever the model. Two flavours of the endpoint:
+// - vLLM (and SGLang): POST {base}/tokenize {model, messages, tools, add_generation_prompt, chat_template_kwargs} → {count}
+// - llama-server: POST {base}/apply-template {messages, tools, ...} → {prompt}, then
+//   POST {base}/tokenize {content: prompt, add_special, parse_special: true} → {tokens}, as its chat
+//   endpoint tokenizes the rendered prompt (add_special puts back the BOS the renderer strips).
+// The upstream's key goes along as `Authorization: Bearer`, as on chat requests.
+import { Pool } from 'undici';
+import type { ChatRequest } from '../proxy/canonical.js';
+import { GatewayError } from '../proxy/errors.js';
+import { promptInput, type PromptInput } from './prompt-input.js';
+import type { TokenCounter } from './token-counter.js';
+
+export type UpstreamFlavor = 'vllm' | 'llama-server';
+
+export interface UpstreamCounterOptions {
+  /** Where the tokenize endpoints live: the server's origin (its `/v1` base without `/v1`). */
+  baseUrl: string;
+  flavor: UpstreamFlavor;
+  apiKey: string | undefined;
+  servedModel: string;
+  /** The public model id, put in place of the served name in upstream messages. */
+  modelId: string;
+  /** llama-server: tokenize with the model's BOS (its chat endpoint does). */
+  addSpecial: boolean;
+  timeoutMs: number;
+}
+
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+export class UpstreamCounter implements TokenCounter {
+  readonly source = 'upstream' as const;
+  readonly exact = true;
+  readonly #options: UpstreamCounterOptions;
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #headers: Record<string, string>;
+
+  constructor(options: UpstreamCounterOptions) {
+    const url = new URL(options.baseUrl);
+    this.#options = options;
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.#pool = new Pool(url.origin, { connections: 16, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+    this.#headers = { 'content-type': 'application/json' };
+    if (options.apiKey) this.#headers.authorization = `Bearer ${options.apiKey}`;
+  }
+
+  async count(request: ChatRequest, signal?: AbortSignal): Promise<number> {
+    const input = promptInput(request);
+    if (this.#options.flavor === 'vllm') {
+      const body = await this.#post('/tokenize', { model: this.#options.servedModel, ...templateFields(input) }, signal);
+      return integerField(body, 'count', '/tokenize');
+    }
+    const prompt = field(await this.#post('/apply-template', templateFields(input), signal), 'prompt');
+    if (typeof prompt !== 'string') throw badResponse('/apply-template', 'has no `prompt`');
+    const tokenized = await this.#post('/tokenize', { content: prompt, add_special: this.#options.addSpecial, parse_special: true }, signal);
+    const tokens = field(tokenized, 'tokens');
+    if (!Array.isArray(tokens)) throw badResponse('/tokenize', 'has no `tokens` list');
+    return tokens.length;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  async #post(path: string, body: object, signal: AbortSignal | undefined): Promise<unknown> {
+    let response: Awaited<ReturnType<Pool['request']>>;
+    try {
+      response = await this.#pool.request({ method: 'POST', path: this.#basePath + path, headers: this.#headers, body: JSON.stringify(body), signal });
+    } catch (error) {
+      throw requestError(error, path, signal);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw requestError(error, path, signal);
+    }
+    if (response.statusCode !== 200) throw this.#statusError(response.statusCode, text, path);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw badResponse(path, 'is not JSON');
+    }
+  }
+
+  #statusError(status: number, text: string, path: string): GatewayError {
+    const detail = upstreamMessage(text).split(this.#options.servedModel).join(this.#options.modelId);
+    if (status === 400 || status === 413 || status === 422) {
+      return new GatewayError('GW_ERR_UPSTREAM_REJECTED', detail || `The model server's ${path} rejected the request.`);
+    }
+    if (status === 429 || status === 503) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'The model server is overloaded; try again shortly.');
+    if (status === 504) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', `The model server's ${path} timed out.`);
+    const hint = status === 404 || status === 405 ? ` (has it a ${path} endpoint? check tokenizer.upstream.flavor, or use tokenizer.source local)` : '';
+    return new GatewayError('GW_ERR_UPSTREAM_FAILED', `Counting tokens failed: the model server's ${path} answered ${status}${hint}.`);
+  }
+}
+
+/** The fields of a chat request that decide its prompt, as the upstream's endpoints take them. */
+function templateFields(input: PromptInput): Record<string, unknown> {
+  const fields: Record<string, unknown> = { messages: input.messages, add_generation_prompt: input.addGenerationPrompt ?? true };
+  if (input.tools && input.tools.length > 0) fields.tools = input.tools;
+  if (input.chatTemplateKwargs !== undefined) fields.chat_template_kwargs = input.chatTemplateKwargs;
+  return fields;
+}
+
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+function integerField(body: unknown, name: string, path: string): number {
+  const value = field(body, name);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw badResponse(path, `has no \`${name}\``);
+  return value;
+}
+
+function badResponse(path: string, what: string): GatewayError {
+  return new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', `Counting tokens failed: the answer of the model server's ${path} ${what}.`);
+}
+
+function requestError(error: unknown, path: string, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return signal.reason;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', `Counting tokens failed: the model server's ${path} did not answer in time.`);
+  }
+  if (CONNECTION_FAILURES.has(code)) return new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', `Counting tokens failed: the model server's ${path} cannot be reached.`);
+  return new GatewayError('GW_ERR_UPSTREAM_FAILED', `Counting tokens failed: the request to the model server's ${path} failed.`);
+}
+
+/** The message of an OpenAI-style (`{error:{message}}`), vLLM-style or FastAPI (`{detail}`) error body. */
+function upstreamMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
+    if (typeof parsed.error === 'object' && parsed.error !== null && typeof (parsed.error as { message?: unknown }).message === 'string') {
+      return (parsed.error as { message: string }).message;
+    }
+    for (const value of [parsed.message, parsed.error, parsed.detail]) if (typeof value === 'string') return value;
+  } catch {
+    // not JSON: the text itself
+  }
+  return text.slice(0, 500);
+}

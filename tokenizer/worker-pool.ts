@@ -1,0 +1,177 @@
+// A small pool of worker threads that count large prompts off the event loop. Each worker loads
+// the model once (count-worker.ts) and counts one conversation at a time; jobs wait in a queue
+// here (a job aborted while queued never reaches a worker). A worker that dies fails its job and
+// is replaced. Idle workers do not keep the process alive; close() terminates them.
+import { Worker } from 'node:worker_threads';
+import { PromptError } from './prompt-error.js';
+import type { ModelSpec } from './prompt-model.js';
+import type { WorkerJob, WorkerReply } from './worker-protocol.js';
+
+// Built, this file is dist/tokenizer/worker-pool.js and the worker count-worker.js beside it. Run
+// from source (tap, tsx), they are .ts files, and a worker thread needs the TypeScript loader: tap's
+// is inherited through execArgv, tsx's is not, so the worker registers tsx itself when it can.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_FILE = new URL(FROM_SOURCE ? './count-worker.ts' : './count-worker.js', import.meta.url);
+
+function newWorker(spec: ModelSpec): Worker {
+  if (!FROM_SOURCE) return new Worker(WORKER_FILE, { workerData: spec });
+  let tsx: string;
+  try {
+    tsx = import.meta.resolve('tsx/esm/api');
+  } catch {
+    return new Worker(WORKER_FILE, { workerData: spec });
+  }
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(WORKER_FILE.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: spec });
+}
+
+interface Job {
+  id: number;
+  input: string;
+  resolve(count: number): void;
+  reject(error: unknown): void;
+  settled: boolean;
+  onAbort: () => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+}
+
+export class WorkerPool {
+  readonly #spec: ModelSpec;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Job[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  private constructor(spec: ModelSpec) {
+    this.#spec = spec;
+  }
+
+  /** Starts `size` workers and waits until each has loaded the model (or one fails: then throws). */
+  static async start(spec: ModelSpec, size: number): Promise<WorkerPool> {
+    const pool = new WorkerPool(spec);
+    const started = await Promise.allSettled(Array.from({ length: size }, () => pool.#spawn()));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      await pool.close();
+      throw failed.reason;
+    }
+    return pool;
+  }
+
+  /** Counts a PromptInput given as JSON. Rejects with a PromptError when the conversation is at fault. */
+  count(input: string, signal?: AbortSignal): Promise<number> {
+    if (this.#closed) return Promise.reject(new Error('the tokenizer worker pool is closed'));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<number>((resolve, reject) => {
+      const job: Job = {
+        id: this.#nextId++,
+        input,
+        settled: false,
+        resolve: (count) => settle(() => resolve(count)),
+        reject: (error) => settle(() => reject(error)),
+        onAbort: () => {
+          const queued = this.#queue.indexOf(job);
+          if (queued >= 0) this.#queue.splice(queued, 1);
+          // A job already in a worker runs to its end; its answer is dropped.
+          job.reject(signal?.reason);
+        },
+      };
+      const settle = (action: () => void): void => {
+        if (job.settled) return;
+        job.settled = true;
+        signal?.removeEventListener('abort', job.onAbort);
+        action();
+      };
+      signal?.addEventListener('abort', job.onAbort, { once: true });
+      this.#queue.push(job);
+      this.#pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const closed = new Error('the tokenizer worker pool is closed');
+    for (const job of this.#queue.splice(0)) job.reject(closed);
+    const slots = this.#slots.splice(0);
+    for (const slot of slots) slot.job?.reject(closed);
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  #pump(): void {
+    for (const slot of this.#slots) {
+      if (this.#queue.length === 0) return;
+      if (slot.job !== null) continue;
+      const job = this.#queue.shift()!;
+      slot.job = job;
+      slot.worker.ref();
+      slot.worker.postMessage({ id: job.id, input: job.input } satisfies WorkerJob);
+    }
+  }
+
+  /** A new worker, added to the pool once it has loaded the model. */
+  #spawn(): Promise<Slot> {
+    return new Promise<Slot>((resolve, reject) => {
+      const worker = newWorker(this.#spec);
+      const slot: Slot = { worker, job: null };
+      let ready = false;
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.type === 'ready') {
+          ready = true;
+          worker.unref();
+          if (this.#closed) {
+            void worker.terminate();
+            reject(new Error('the tokenizer worker pool is closed'));
+            return;
+          }
+          this.#slots.push(slot);
+          resolve(slot);
+          this.#pump();
+        } else if (reply.type === 'failed') {
+          void worker.terminate();
+          reject(new Error(`a tokenizer worker could not load the model: ${reply.message}`));
+        } else {
+          this.#finish(slot, reply);
+        }
+      });
+      worker.on('error', (error) => {
+        if (!ready) reject(error);
+        slot.job?.reject(new Error(`a tokenizer worker failed: ${error.message}`));
+        slot.job = null;
+      });
+      worker.on('exit', () => {
+        if (!ready) reject(new Error('a tokenizer worker exited while loading the model'));
+        this.#replace(slot);
+      });
+    });
+  }
+
+  #finish(slot: Slot, reply: Extract<WorkerReply, { type: 'count' | 'error' }>): void {
+    const job = slot.job;
+    slot.job = null;
+    slot.worker.unref();
+    if (job !== null && job.id === reply.id) {
+      if (reply.type === 'count') job.resolve(reply.count);
+      else if (reply.prompt !== null) job.reject(new PromptError(reply.message, reply.prompt.stage, reply.prompt.param));
+      else job.reject(new Error(`a tokenizer worker failed: ${reply.message}`));
+    }
+    this.#pump();
+  }
+
+  /** A worker that exited is taken out; unless the pool is closing, a new one takes its place. */
+  #replace(slot: Slot): void {
+    const index = this.#slots.indexOf(slot);
+    if (index < 0) return;
+    this.#slots.splice(index, 1);
+    slot.job?.reject(new Error('a tokenizer worker exited'));
+    slot.job = null;
+    if (this.#closed) return;
+    this.#spawn().catch((error: unknown) => {
+      if (this.#slots.length > 0) return;
+      for (const job of this.#queue.splice(0)) job.reject(error);
+    });
+  }
+}

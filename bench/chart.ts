@@ -1,12 +1,12 @@
 // The chart image: grouped bars of CPU per request (per scenario) and of the time to first byte (per concurrency).
-import { ADDED_TTFB_LIMIT_MS, CPU_RATIO_LIMIT, rowFor, type SummaryRow } from './summary.js';
+import { ADDED_TTFB_LIMIT_MS, CPU_RATIO_LIMIT, MESSAGES_STREAM_CPU_LIMIT, rowFor, type SummaryRow } from './summary.js';
 import type { TtfbResult } from './ttfb.js';
 
 interface Group {
   label: string;
   values: Array<number | undefined>;
-  /** A target for the gateway's bar, drawn as a dashed line across the group. */
-  limit?: number | undefined;
+  /** Targets for the gateway's bars, each drawn as a line across the group (dash pattern as in SVG's stroke-dasharray). */
+  limits: Array<{ value: number; dash: string }>;
 }
 
 interface Panel {
@@ -22,27 +22,29 @@ const MARGIN = { left: 60, right: 20, top: 40, bottom: 40 };
 
 export function chartSvg(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[], targets: readonly string[], caption: string): string {
   const cpu: Panel = {
-    title: `CPU time per request of the process under test, µs (direct = the sim itself; dashed: ${CPU_RATIO_LIMIT}x http-proxy-3)`,
+    title: `CPU per request of the process under test, µs (direct = the sim; dashed: ${CPU_RATIO_LIMIT}x http-proxy-3, dotted: ${MESSAGES_STREAM_CPU_LIMIT}x)`,
     groups: scenarios.map((scenario) => {
-      const bare = rowFor(rows, 'http-proxy-3', scenario)?.cpuUsPerRequest;
-      return { label: scenario, values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest), limit: bare === undefined ? undefined : bare * CPU_RATIO_LIMIT };
+      const bare = rowFor(rows, 'http-proxy-3', scenario);
+      const limits = bare === undefined ? [] : [{ value: bare.cpuUsPerRequest * CPU_RATIO_LIMIT, dash: '5,4' }];
+      if (bare !== undefined && bare.cpuUsPerChunk !== null && targets.includes('gateway-messages')) limits.push({ value: bare.cpuUsPerRequest * MESSAGES_STREAM_CPU_LIMIT, dash: '2,3' });
+      return { label: scenario, values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest), limits };
     }),
     format: (value) => value.toFixed(0),
   };
   const concurrencies = [...new Set(ttfb.map((result) => result.concurrency))];
   const firstByte: Panel = {
-    title: `Time to first body byte, p50, ms (stream, ttft 0; dashed: direct + ${ADDED_TTFB_LIMIT_MS} ms)`,
+    title: `Time to first body byte, p50, ms (chat path, stream, ttft 0; dashed: direct + ${ADDED_TTFB_LIMIT_MS} ms)`,
     groups: concurrencies.map((concurrency) => {
       const at = (target: string): number | undefined => ttfb.find((result) => result.concurrency === concurrency && result.target === target)?.p50Ms;
       const direct = at('direct');
-      return { label: `concurrency ${concurrency}`, values: targets.map(at), limit: direct === undefined ? undefined : direct + ADDED_TTFB_LIMIT_MS };
+      return { label: `concurrency ${concurrency}`, values: targets.map(at), limits: direct === undefined ? [] : [{ value: direct + ADDED_TTFB_LIMIT_MS, dash: '5,4' }] };
     }),
     format: (value) => value.toFixed(2),
   };
   const legendY = 2 * PANEL_HEIGHT + 20;
   const legend = targets
     .map((target, index) => {
-      const x = MARGIN.left + index * 170;
+      const x = MARGIN.left + index * 145;
       return `<rect x="${x}" y="${legendY}" width="14" height="14" fill="${COLORS[index % COLORS.length]}"/><text x="${x + 20}" y="${legendY + 12}">${escape(target)}</text>`;
     })
     .join('');
@@ -63,7 +65,7 @@ function panelSvg(panel: Panel, top: number): string {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const baseY = top + MARGIN.top + plotHeight;
-  const max = Math.max(1e-9, ...panel.groups.flatMap((group) => [...group.values, group.limit].filter((value): value is number => value !== undefined && Number.isFinite(value))));
+  const max = Math.max(1e-9, ...panel.groups.flatMap((group) => [...group.values, ...group.limits.map((limit) => limit.value)].filter((value): value is number => value !== undefined && Number.isFinite(value))));
   const groupWidth = plotWidth / Math.max(1, panel.groups.length);
   const parts = [
     `<text x="${MARGIN.left}" y="${top + 24}" font-size="14" font-weight="bold">${escape(panel.title)}</text>`,
@@ -79,9 +81,10 @@ function panelSvg(panel: Panel, top: number): string {
       parts.push(`<rect x="${x.toFixed(1)}" y="${(baseY - barHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${COLORS[index % COLORS.length]}"/>`);
       parts.push(`<text x="${(x + barWidth * 0.45).toFixed(1)}" y="${(baseY - barHeight - 4).toFixed(1)}" text-anchor="middle">${escape(panel.format(value))}</text>`);
     });
-    if (group.limit !== undefined && Number.isFinite(group.limit)) {
-      const y = (baseY - (group.limit / max) * plotHeight).toFixed(1);
-      parts.push(`<line x1="${groupX.toFixed(1)}" y1="${y}" x2="${(groupX + groupWidth * 0.8).toFixed(1)}" y2="${y}" stroke="#333" stroke-dasharray="5,4"/>`);
+    for (const limit of group.limits) {
+      if (!Number.isFinite(limit.value)) continue;
+      const y = (baseY - (limit.value / max) * plotHeight).toFixed(1);
+      parts.push(`<line x1="${groupX.toFixed(1)}" y1="${y}" x2="${(groupX + groupWidth * 0.8).toFixed(1)}" y2="${y}" stroke="#333" stroke-dasharray="${limit.dash}"/>`);
     }
     parts.push(`<text x="${(groupX + groupWidth * 0.4).toFixed(1)}" y="${baseY + 18}" text-anchor="middle" font-weight="bold">${escape(group.label)}</text>`);
   });

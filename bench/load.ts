@@ -1,9 +1,11 @@
 // One cell of the matrix: autocannon against one target for one scenario, with the target's CPU time around it.
+// The gateway's three targets share one process; their cells never overlap, so each cell's CPU time is its own.
 import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readCpuTotals, stealPercent } from './machine.js';
-import { CHAT_PATH, requestBody, requestHeaders, type Scenario } from './scenarios.js';
-import type { Target } from './targets.js';
+import { otherPercent, readCpuTotals, stealPercent } from './machine.js';
+import type { ServerProcess } from './processes.js';
+import { requestBody, requestHeaders, type Scenario } from './scenarios.js';
+import { targetUrl, type Target } from './targets.js';
 
 export interface LoadOptions {
   connections: number;
@@ -33,20 +35,26 @@ export interface CellResult {
   rssMb: number;
   /** CPU time the hypervisor took from this machine during the cell, percent of all CPUs (noise warning). */
   stealPct: number;
+  /** CPU time processes outside the bench (neither its servers nor the load generator) used during the cell, percent of all CPUs (noise warning). */
+  otherPct: number;
 }
 
 /** Lets in-flight work and timers finish before CPU time is read again. */
 const SETTLE_MS = 150;
 
-export async function runCell(target: Target, sim: Target['server'], scenario: Scenario, options: LoadOptions, repeat: number): Promise<CellResult> {
+/** `servers`: every server the bench started (each once), whose CPU time is the bench's own, not another process's. */
+export async function runCell(target: Target, sim: ServerProcess, scenario: Scenario, options: LoadOptions, repeat: number, servers: readonly ServerProcess[]): Promise<CellResult> {
   const cpuBefore = target.server.cpuMs();
   const simBefore = sim.cpuMs();
+  const ownBefore = ownCpuMs(servers);
   const machineBefore = readCpuTotals();
   const result = await load(target, scenario, options);
   await sleep(SETTLE_MS);
+  const machineAfter = readCpuTotals();
+  const ownMs = ownCpuMs(servers) - ownBefore;
   const cpuMs = target.server.cpuMs() - cpuBefore;
   const simCpuMs = sim.cpuMs() - simBefore;
-  const steal = stealPercent(machineBefore, readCpuTotals());
+  const steal = stealPercent(machineBefore, machineAfter);
   const requests = result['2xx'];
   const perRequest = requests > 0 ? (cpuMs * 1000) / requests : Number.NaN;
   return {
@@ -66,7 +74,14 @@ export async function runCell(target: Target, sim: Target['server'], scenario: S
     cpuUsPerChunk: scenario.chunks > 0 ? perRequest / scenario.chunks : null,
     rssMb: target.server.rssMb(),
     stealPct: steal,
+    otherPct: otherPercent(machineBefore, machineAfter, ownMs),
   };
+}
+
+/** CPU time of the bench's servers and of this process (the load generator), milliseconds. */
+function ownCpuMs(servers: readonly ServerProcess[]): number {
+  const self = process.cpuUsage();
+  return servers.reduce((sum, server) => sum + server.cpuMs(), (self.user + self.system) / 1000);
 }
 
 /** Load without measuring: JIT warm-up and connection pools filled. */
@@ -76,10 +91,10 @@ export async function warmUp(target: Target, scenario: Scenario, options: LoadOp
 
 function load(target: Target, scenario: Scenario, options: LoadOptions): PromiseLike<autocannon.Result> {
   return autocannon({
-    url: target.server.url + CHAT_PATH,
+    url: targetUrl(target),
     method: 'POST',
     headers: requestHeaders(scenario),
-    body: requestBody(scenario, target.model),
+    body: requestBody(target.dialect, scenario, target.model),
     connections: options.connections,
     pipelining: 1,
     duration: options.durationS,

@@ -30,8 +30,8 @@ const READY_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 3_000;
 const running = new Set<ServerProcess>();
 
-/** Clock ticks per second: the unit of utime and stime in /proc/<pid>/stat. */
-const CLOCK_TICKS = readClockTicks();
+/** Clock ticks per second: the unit of utime and stime in /proc/<pid>/stat, and of /proc/stat. */
+export const CLOCK_TICKS = readClockTicks();
 
 /** Starts a server and waits until its port accepts connections. */
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {

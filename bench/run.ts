@@ -1,5 +1,6 @@
 // `npm run bench`: starts the sim, two bare pass-throughs and the gateway, measures them side by side with
-// interleaved repeats, prints the tables and writes bench/results/latest.json and latest.svg.
+// interleaved repeats (the gateway on each of its dialects' paths), prints the tables and writes
+// bench/results/latest.json and latest.svg.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,15 +9,17 @@ import { runCell, warmUp, type CellResult, type LoadOptions } from './load.js';
 import { machineInfo } from './machine.js';
 import { stopAll } from './processes.js';
 import { rotate } from './rotate.js';
-import { SCENARIOS } from './scenarios.js';
-import { judge, summarize, upstreamLegChoice } from './summary.js';
+import { DIALECT_PATHS, SCENARIOS } from './scenarios.js';
+import { judge, summarize, unjudgedRatios, upstreamLegChoice } from './summary.js';
 import { matrixTable, ratioTable, ttfbTable, verdictLines } from './table.js';
-import { startTargets, TARGET_ABOUT } from './targets.js';
+import { startTargets, TARGET_ABOUT, targetUrl } from './targets.js';
 import { measureTtfb, TTFB_SCENARIO, type TtfbResult } from './ttfb.js';
 import { verifyTarget, type Check } from './verify.js';
 
 const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
 const TTFB_CONCURRENCIES = [1, 16];
+/** Above this share of the CPUs taken by other processes in a cell, the report warns. */
+const OTHER_WARN_PCT = 5;
 
 interface BenchOptions extends LoadOptions {
   repeats: number;
@@ -45,8 +48,11 @@ async function main(): Promise<void> {
   const options = readOptions(process.env);
   const started = Date.now();
   const log = (text: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}`);
-  const { sim, list: targets } = await startTargets(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {});
-  log(`started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${target.server.url}`).join(', ')}`);
+  const { sim, list: targets, notes } = await startTargets(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {});
+  log(`started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}`).join(', ')}`);
+  for (const note of notes) log(`NOTE ${note}`);
+  const chatTargets = targets.filter((target) => target.dialect === 'chat');
+  const servers = chatTargets.map((target) => target.server);
 
   const checks: Check[] = [];
   for (const target of targets) for (const scenario of SCENARIOS) checks.push(await verifyTarget(target, scenario));
@@ -60,25 +66,26 @@ async function main(): Promise<void> {
   for (let repeat = 0; repeat < options.repeats; repeat++) {
     for (const scenario of SCENARIOS) {
       for (const target of rotate(targets, repeat)) {
-        const cell = await runCell(target, sim, scenario, options, repeat);
+        const cell = await runCell(target, sim, scenario, options, repeat, servers);
         cells.push(cell);
         const failures = cell.errors + cell.non2xx + cell.timeouts;
-        log(`repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(12)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`);
+        log(`repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(17)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%  other ${cell.otherPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`);
       }
     }
   }
 
   const ttfb: TtfbResult[] = [];
   for (const concurrency of TTFB_CONCURRENCIES) {
-    ttfb.push(...(await measureTtfb(targets, { concurrency, samples: options.ttfbSamples, rounds: 8 })));
+    ttfb.push(...(await measureTtfb(chatTargets, { concurrency, samples: options.ttfbSamples, rounds: 8 })));
     log(`time to first byte measured at concurrency ${concurrency}`);
   }
-  const rssAtEnd = Object.fromEntries(targets.map((target) => [target.name, target.server.rssMb()]));
+  const rssAtEnd = Object.fromEntries(chatTargets.map((target) => [target.name, target.server.rssMb()]));
 
   const scenarioNames = SCENARIOS.map((scenario) => scenario.name);
   const targetNames = targets.map((target) => target.name);
   const rows = summarize(cells);
   const verdicts = judge(rows, ttfb, scenarioNames);
+  const unjudged = unjudgedRatios(rows, scenarioNames, ['gateway-responses']);
   const legChoice = upstreamLegChoice(rows, SCENARIOS.filter((scenario) => scenario.stream).map((scenario) => scenario.name));
   const machine = machineInfo();
   const settings = `${options.connections} connections, ${options.durationS} s x ${options.repeats} repeats per cell (medians shown), ${machine.cpus} CPUs, node ${machine.node}`;
@@ -87,12 +94,15 @@ async function main(): Promise<void> {
   console.log(matrixTable(rows, scenarioNames, targetNames));
   console.log('\n== Ratios\n');
   console.log(ratioTable(rows, scenarioNames));
-  console.log(`\n== Time to first body byte (${TTFB_SCENARIO.about}); added = target p50/p99 minus direct p50/p99\n`);
+  console.log(`\n== Time to first body byte (chat path; ${TTFB_SCENARIO.about}); added = target p50/p99 minus direct p50/p99\n`);
   console.log(ttfbTable(ttfb));
   console.log('\n== Upstream leg (bare pass-throughs, streaming)\n');
   console.log(legChoice.join('\n'));
   console.log('\n== Targets\n');
-  console.log(verdictLines(verdicts));
+  console.log(verdictLines(verdicts, unjudged));
+  for (const note of notes) console.log(`\nNOTE: ${note}.`);
+  const busyRows = rows.filter((row) => row.maxOtherPct > OTHER_WARN_PCT);
+  if (busyRows.length > 0) console.log(`\nWARNING: processes outside the bench took more than ${OTHER_WARN_PCT}% of the CPUs during ${busyRows.length} of ${rows.length} rows (column other %); their numbers are noisier than usual.`);
   const failedChecks = checks.filter((check) => !check.ok);
   if (failedChecks.length > 0) console.log(`\nWARNING: ${failedChecks.length} response check(s) failed; the numbers above may not mean what they say.`);
 
@@ -101,13 +111,15 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine,
     options: { ...options, ttfbConcurrencies: TTFB_CONCURRENCIES },
-    targets: targets.map((target) => ({ name: target.name, about: TARGET_ABOUT[target.name], model: target.model })),
+    targets: targets.map((target) => ({ name: target.name, about: TARGET_ABOUT[target.name], model: target.model, dialect: target.dialect, path: DIALECT_PATHS[target.dialect], pid: target.server.pid })),
+    skipped: notes,
     scenarios: SCENARIOS,
     ttfbScenario: TTFB_SCENARIO,
     checks,
     summary: rows,
     ttfb,
     verdicts,
+    unjudged,
     upstreamLeg: legChoice,
     rssAtEndMb: rssAtEnd,
     cells,

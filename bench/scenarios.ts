@@ -1,4 +1,5 @@
-// What the load asks for: three kinds of chat completion, each the same for every target but the model name.
+// What the load asks for: three kinds of generation, each the same for every target but the model name and, for the
+// gateway's other dialects, the path and the body's shape.
 
 export type ScenarioName = 'nonstream' | 'stream-burst' | 'stream-paced';
 
@@ -24,11 +25,28 @@ export const SCENARIOS: readonly Scenario[] = [
 /** The headers the gateway must pass to the sim for these scenarios to mean anything. */
 export const SIM_HEADER_NAMES = ['x-sim-itl-ms', 'x-sim-ttft-ms', 'x-sim-output-tokens'];
 
-export const CHAT_PATH = '/v1/chat/completions';
+/** The API dialects the gateway serves; the sim and the bare pass-throughs speak only `chat`. */
+export type Dialect = 'chat' | 'messages' | 'responses';
 
-/** The request body, with the model name the target expects. */
-export function requestBody(scenario: Scenario, model: string, maxTokens = CHUNKS): string {
-  return JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something.' }], max_tokens: maxTokens, stream: scenario.stream });
+export const DIALECT_PATHS: Readonly<Record<Dialect, string>> = {
+  chat: '/v1/chat/completions',
+  messages: '/v1/messages',
+  responses: '/v1/responses',
+};
+
+export const CHAT_PATH = DIALECT_PATHS.chat;
+
+/** The request body in the dialect's shape, with the model name the target expects; the same prompt and token limit in each. */
+export function requestBody(dialect: Dialect, scenario: Scenario, model: string, maxTokens = CHUNKS): string {
+  const prompt = 'Say something.';
+  switch (dialect) {
+    case 'chat':
+      return JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, stream: scenario.stream });
+    case 'messages':
+      return JSON.stringify({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }], stream: scenario.stream });
+    case 'responses':
+      return JSON.stringify({ model, input: prompt, max_output_tokens: maxTokens, stream: scenario.stream });
+  }
 }
 
 export function requestHeaders(scenario: Scenario): Record<string, string> {

@@ -17,6 +17,8 @@ export interface SummaryRow {
   simCpuUsPerRequest: number;
   /** The highest steal (percent of the machine's CPU time taken by the hypervisor) seen in a repeat. */
   maxStealPct: number;
+  /** The highest share of the machine's CPU time used by processes outside the bench seen in a repeat. */
+  maxOtherPct: number;
   /** Summed over the repeats. */
   errors: number;
   non2xx: number;
@@ -33,6 +35,12 @@ export interface Verdict {
 export const CPU_RATIO_LIMIT = 1.5;
 /** The time to first byte the gateway adds, at p50, at most this many milliseconds. */
 export const ADDED_TTFB_LIMIT_MS = 1;
+/** The message dialect's issue: CPU per streamed request (stream-burst, stream-paced) at most this many times http-proxy-3's. */
+export const MESSAGES_STREAM_CPU_LIMIT = 2;
+/** The message dialect's issue: CPU per paced chunk (stream-paced) at most this many times http-proxy-3's. */
+export const MESSAGES_PACED_CHUNK_LIMIT = 1.3;
+/** The scenario whose CPU per chunk the message dialect's chunk target is judged on. */
+const PACED_SCENARIO = 'stream-paced';
 
 export function summarize(cells: readonly CellResult[]): SummaryRow[] {
   const groups = new Map<string, CellResult[]>();
@@ -55,6 +63,7 @@ export function summarize(cells: readonly CellResult[]): SummaryRow[] {
       rssMb: Math.max(...group.map((cell) => cell.rssMb)),
       simCpuUsPerRequest: pick((cell) => (cell.requests > 0 ? (cell.simCpuMs * 1000) / cell.requests : Number.NaN)),
       maxStealPct: Math.max(...group.map((cell) => cell.stealPct)),
+      maxOtherPct: Math.max(...group.map((cell) => cell.otherPct)),
       errors: sum(group.map((cell) => cell.errors)),
       non2xx: sum(group.map((cell) => cell.non2xx)),
       timeouts: sum(group.map((cell) => cell.timeouts)),
@@ -66,7 +75,11 @@ export function rowFor(rows: readonly SummaryRow[], target: string, scenario: st
   return rows.find((row) => row.target === target && row.scenario === scenario);
 }
 
-/** One verdict per scenario for CPU, one per concurrency for the added time to first byte. */
+/**
+ * The chat path: one CPU verdict per scenario. The message path: CPU per request on each streamed scenario, and CPU
+ * per chunk on stream-paced. Then one verdict per concurrency for the added time to first byte (chat path).
+ * Every CPU ratio is against the bare http-proxy-3's chat row of the same scenario.
+ */
 export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[]): Verdict[] {
   const verdicts: Verdict[] = [];
   for (const scenario of scenarios) {
@@ -80,6 +93,27 @@ export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], 
       pass: ratio <= CPU_RATIO_LIMIT,
     });
   }
+  for (const scenario of scenarios) {
+    const messages = rowFor(rows, 'gateway-messages', scenario);
+    const bare = rowFor(rows, 'http-proxy-3', scenario);
+    if (messages === undefined || bare === undefined || messages.cpuUsPerChunk === null) continue;
+    const ratio = messages.cpuUsPerRequest / bare.cpuUsPerRequest;
+    verdicts.push({
+      goal: `${scenario}: gateway-messages CPU/request <= ${MESSAGES_STREAM_CPU_LIMIT}x bare http-proxy-3`,
+      measured: `${messages.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x`,
+      pass: ratio <= MESSAGES_STREAM_CPU_LIMIT,
+    });
+  }
+  const pacedMessages = rowFor(rows, 'gateway-messages', PACED_SCENARIO);
+  const pacedBare = rowFor(rows, 'http-proxy-3', PACED_SCENARIO);
+  if (pacedMessages !== undefined && pacedBare !== undefined && pacedMessages.cpuUsPerChunk !== null && pacedBare.cpuUsPerChunk !== null) {
+    const ratio = pacedMessages.cpuUsPerChunk / pacedBare.cpuUsPerChunk;
+    verdicts.push({
+      goal: `${PACED_SCENARIO}: gateway-messages CPU/chunk <= ${MESSAGES_PACED_CHUNK_LIMIT}x bare http-proxy-3`,
+      measured: `${pacedMessages.cpuUsPerChunk.toFixed(2)} / ${pacedBare.cpuUsPerChunk.toFixed(2)} us = ${ratio.toFixed(2)}x`,
+      pass: ratio <= MESSAGES_PACED_CHUNK_LIMIT,
+    });
+  }
   for (const result of ttfb.filter((entry) => entry.target === 'gateway')) {
     verdicts.push({
       goal: `c=${result.concurrency}: time to first byte added by the gateway <= ${ADDED_TTFB_LIMIT_MS} ms at p50`,
@@ -88,6 +122,18 @@ export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], 
     });
   }
   return verdicts;
+}
+
+/** The gateway paths that have no target of their own: their CPU per request against http-proxy-3's, per scenario, to read. */
+export function unjudgedRatios(rows: readonly SummaryRow[], scenarios: readonly string[], targets: readonly string[]): string[] {
+  return targets.flatMap((target) => {
+    const ratios = scenarios.flatMap((scenario) => {
+      const row = rowFor(rows, target, scenario);
+      const bare = rowFor(rows, 'http-proxy-3', scenario);
+      return row === undefined || bare === undefined ? [] : [`${scenario} ${(row.cpuUsPerRequest / bare.cpuUsPerRequest).toFixed(2)}x`];
+    });
+    return ratios.length === 0 ? [] : [`----  ${target} (no target): CPU/request vs bare http-proxy-3: ${ratios.join(', ')}`];
+  });
 }
 
 /** Which bare pass-through is faster on each streaming scenario: lower CPU per chunk, with req/s and p50 beside it. */

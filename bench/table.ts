@@ -5,35 +5,47 @@ import type { TtfbResult } from './ttfb.js';
 type Cell = string | number | null;
 
 export function matrixTable(rows: readonly SummaryRow[], scenarios: readonly string[], targets: readonly string[]): string {
-  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'CPU us/chunk', 'RSS MB', 'sim us/req', 'steal %', 'errors'];
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'CPU us/chunk', 'RSS MB', 'sim us/req', 'steal %', 'other %', 'errors'];
   const body: Cell[][] = [];
   for (const scenario of scenarios) {
     for (const target of targets) {
       const row = rowFor(rows, target, scenario);
       if (row === undefined) continue;
       const failures = row.errors + row.non2xx + row.timeouts;
-      body.push([scenario, target, row.rps.toFixed(0), row.p50Ms, row.p99Ms, row.cpuUsPerRequest.toFixed(1), row.cpuUsPerChunk?.toFixed(2) ?? '-', row.rssMb.toFixed(0), row.simCpuUsPerRequest.toFixed(1), row.maxStealPct.toFixed(0), failures]);
+      body.push([scenario, target, row.rps.toFixed(0), row.p50Ms, row.p99Ms, row.cpuUsPerRequest.toFixed(1), row.cpuUsPerChunk?.toFixed(2) ?? '-', row.rssMb.toFixed(0), row.simCpuUsPerRequest.toFixed(1), row.maxStealPct.toFixed(0), row.maxOtherPct.toFixed(0), failures]);
     }
   }
   return layout(header, body);
 }
 
-/** The gateway against each bare pass-through: CPU per request and throughput, as ratios. */
+/** Targets compared in the ratio table, each against the bare pass-throughs (and the gateway's paths against its chat path). */
+const COMPARED = ['undici', 'gateway', 'gateway-messages', 'gateway-responses'];
+
+/**
+ * Each proxy against the bare pass-throughs' chat rows of the same scenario: CPU per request and throughput, as
+ * ratios; the gateway's other paths also against its own chat path (what the dialect's translation costs).
+ */
 export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly string[]): string {
-  const header = ['scenario', 'gateway/http-proxy-3 CPU', 'gateway/undici CPU', 'undici/http-proxy-3 CPU', 'gateway/http-proxy-3 req/s'];
-  const body: Cell[][] = scenarios.map((scenario) => {
-    const gateway = rowFor(rows, 'gateway', scenario);
+  const header = ['scenario', 'target', 'CPU / http-proxy-3', 'CPU / undici', 'CPU / gateway chat', 'req/s / http-proxy-3'];
+  const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '-' : `${(a / b).toFixed(2)}x`);
+  const body: Cell[][] = [];
+  for (const scenario of scenarios) {
     const proxy = rowFor(rows, 'http-proxy-3', scenario);
     const undici = rowFor(rows, 'undici', scenario);
-    const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '-' : `${(a / b).toFixed(2)}x`);
-    return [
-      scenario,
-      ratio(gateway?.cpuUsPerRequest, proxy?.cpuUsPerRequest),
-      ratio(gateway?.cpuUsPerRequest, undici?.cpuUsPerRequest),
-      ratio(undici?.cpuUsPerRequest, proxy?.cpuUsPerRequest),
-      ratio(gateway?.rps, proxy?.rps),
-    ];
-  });
+    const gateway = rowFor(rows, 'gateway', scenario);
+    for (const target of COMPARED) {
+      const row = rowFor(rows, target, scenario);
+      if (row === undefined) continue;
+      body.push([
+        scenario,
+        target,
+        ratio(row.cpuUsPerRequest, proxy?.cpuUsPerRequest),
+        target === 'undici' ? '-' : ratio(row.cpuUsPerRequest, undici?.cpuUsPerRequest),
+        target.startsWith('gateway-') ? ratio(row.cpuUsPerRequest, gateway?.cpuUsPerRequest) : '-',
+        ratio(row.rps, proxy?.rps),
+      ]);
+    }
+  }
   return layout(header, body);
 }
 
@@ -51,8 +63,9 @@ export function ttfbTable(results: readonly TtfbResult[]): string {
   return layout(header, body);
 }
 
-export function verdictLines(verdicts: readonly Verdict[]): string {
-  return verdicts.map((verdict) => `${verdict.pass ? 'PASS' : 'MISS'}  ${verdict.goal}: ${verdict.measured}`).join('\n');
+/** PASS or MISS per verdict, then the lines to read without a verdict. */
+export function verdictLines(verdicts: readonly Verdict[], unjudged: readonly string[] = []): string {
+  return [...verdicts.map((verdict) => `${verdict.pass ? 'PASS' : 'MISS'}  ${verdict.goal}: ${verdict.measured}`), ...unjudged].join('\n');
 }
 
 function signed(value: number): string {

@@ -34,7 +34,10 @@ export interface TtfbResult {
   addedP99Ms: number;
 }
 
+/** Chat targets only (the path is the chat one for all). */
 export async function measureTtfb(targets: readonly Target[], options: TtfbOptions): Promise<TtfbResult[]> {
+  const other = targets.find((target) => target.dialect !== 'chat');
+  if (other !== undefined) throw new Error(`the time to first byte is measured on the chat path only, not for ${other.name}`);
   const pools = new Map(targets.map((target) => [target, new Pool(target.server.url, { connections: options.concurrency, pipelining: 1 })]));
   const samples = new Map<Target, number[]>(targets.map((target) => [target, []]));
   try {
@@ -68,7 +71,7 @@ export async function measureTtfb(targets: readonly Target[], options: TtfbOptio
 /** `count` samples, `concurrency` at a time. */
 async function batch(pool: Pool, target: Target, concurrency: number, count: number): Promise<number[]> {
   const results: number[] = [];
-  const body = requestBody(TTFB_SCENARIO, target.model, TTFB_SCENARIO.chunks);
+  const body = requestBody('chat', TTFB_SCENARIO, target.model, TTFB_SCENARIO.chunks);
   const headers = requestHeaders(TTFB_SCENARIO);
   let left = count;
   const worker = async (): Promise<void> => {

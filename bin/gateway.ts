@@ -1,19 +1,18 @@
 #!/usr/bin/env node
-// The `gateway` command: `gateway start [--config FILE]` and `gateway sim [--config FILE] [--host H] [--port N]`.
+// The `gateway` command: `gateway start`, `gateway sim`, and the store's `orgs`, `credits` and `keys` (admin/cli.ts).
 import { parseArgs } from 'node:util';
+import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { StoreError } from '../store/errors.js';
 import { startGateway } from './start-gateway.js';
 
 const USAGE = `usage:
   gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
-  gateway sim [--config FILE] [--host H] [--port N]  run the reference upstream alone`;
+  gateway sim [--config FILE] [--host H] [--port N]  run the reference upstream alone
+${STORE_USAGE}`;
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { positionals, values } = parseCommandLine(argv);
   const command = positionals[0];
   if (values.help || command === undefined || command === 'help') {
     console.log(USAGE);
@@ -43,10 +42,38 @@ async function main(argv: string[]): Promise<void> {
     onSignal(() => running.close());
     return;
   }
+  if (STORE_COMMANDS.has(command)) {
+    const { dataDirOf, openStore } = await import('../store/store.js');
+    const store = await openStore({ dataDir: dataDirOf(loaded) });
+    try {
+      const { out, err } = await runStoreCommand(store, positionals, values.member ?? []);
+      for (const line of out) console.log(line);
+      for (const line of err) console.error(line);
+    } finally {
+      await store.close();
+    }
+    return;
+  }
   throw new UsageError(`unknown command '${command}'\n${USAGE}`);
 }
 
-class UsageError extends Error {}
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        member: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
 
 function onSignal(close: () => Promise<void>): void {
   const stop = (): void => {
@@ -57,7 +84,7 @@ function onSignal(close: () => Promise<void>): void {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError) console.error(`gateway: ${error.message}`);
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof StoreError) console.error(`gateway: ${error.message}`);
   else console.error(error);
   process.exit(error instanceof UsageError ? 64 : 1);
 });

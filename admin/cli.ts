@@ -1,0 +1,84 @@
+// The store's commands for `gateway` (bin/gateway.ts): orgs, credits and keys. Each returns the lines
+// to print; a wrong call is a UsageError, a refused change a StoreError, both one line.
+import { formatCredits, parseCredits } from '../store/credits.js';
+import type { ApiKeyRecord } from '../store/keys.js';
+import type { NewMember } from '../store/orgs.js';
+import type { MemberRole } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+
+export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]…   create an organization (ROLE: admin | member)
+  gateway orgs list                                 id, name, balance, lifetime spend, created
+  gateway credits add ORG AMOUNT                    add credits (1 credit = $1; up to 6 decimals)
+  gateway keys create ORG NAME                      create an API key and print it (shown only this once)
+  gateway keys list ORG                             id, name, last 4, created, last used, status
+  gateway keys revoke KEY_ID                        revoke a key for good
+  (ORG is an organization's name or id; the store lives in data_dir, GATEWAY_DATA_DIR)`;
+
+export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'credits', 'keys']);
+
+export class UsageError extends Error {}
+
+export interface CliOutput {
+  /** Lines for stdout (what a script reads: ids, the key). */
+  out: string[];
+  /** Lines for stderr (notes for the person at the terminal). */
+  err: string[];
+}
+
+export async function runStoreCommand(store: Store, args: readonly string[], members: readonly string[] = []): Promise<CliOutput> {
+  const [command, action, ...rest] = args;
+  const want = (count: number, shape: string): string[] => {
+    if (rest.length !== count) throw new UsageError(`usage: gateway ${command} ${action} ${shape}`);
+    return rest;
+  };
+  switch (`${command} ${action}`) {
+    case 'orgs create': {
+      const [name] = want(1, 'NAME [--member EMAIL:ROLE]…');
+      const org = await store.orgs.create(name!, members.map(parseMember));
+      return { out: [`${org.id}\t${org.name}`], err: [`created organization '${org.name}' with ${members.length} member(s)`] };
+    }
+    case 'orgs list': {
+      want(0, '');
+      const orgs = await store.orgs.list();
+      return {
+        out: orgs.map((org) => [org.id, org.name, `${formatCredits(org.balanceMicros)} credits`, `${formatCredits(org.spentMicros)} spent`, org.createdAt.toISOString()].join('\t')),
+        err: orgs.length === 0 ? ['no organizations yet: gateway orgs create NAME'] : [],
+      };
+    }
+    case 'credits add': {
+      const [org, amount] = want(2, 'ORG AMOUNT');
+      const after = await store.orgs.addCredits(org!, parseCredits(amount!));
+      return { out: [`${after.id}\t${after.name}\t${formatCredits(after.balanceMicros)} credits`], err: [`added ${amount} credits to '${after.name}'`] };
+    }
+    case 'keys create': {
+      const [org, name] = want(2, 'ORG NAME');
+      const { key, record } = await store.keys.create(org!, name!);
+      return { out: [key], err: [`created key ${record.id} '${record.name}'; the key above is shown only this once: store it now`] };
+    }
+    case 'keys list': {
+      const [org] = want(1, 'ORG');
+      const keys = await store.keys.list(org!);
+      return { out: keys.map(keyLine), err: keys.length === 0 ? ['no keys yet: gateway keys create ORG NAME'] : [] };
+    }
+    case 'keys revoke': {
+      const [id] = want(1, 'KEY_ID');
+      const before = await store.keys.get(id!);
+      const after = await store.keys.revoke(id!);
+      return { out: [keyLine(after)], err: [before.status === 'revoked' ? `key ${id} was already revoked` : `revoked key ${id}; requests with it get 401`] };
+    }
+    default:
+      throw new UsageError(`unknown command 'gateway ${args.join(' ')}'`);
+  }
+}
+
+/** `ada@example.com:admin` → a member. The role follows the last colon. */
+function parseMember(text: string): NewMember {
+  const colon = text.lastIndexOf(':');
+  const role = text.slice(colon + 1);
+  if (colon <= 0 || (role !== 'admin' && role !== 'member')) throw new UsageError(`--member '${text}': expected EMAIL:ROLE with ROLE admin or member`);
+  return { email: text.slice(0, colon), role: role as MemberRole };
+}
+
+function keyLine(key: ApiKeyRecord): string {
+  return [key.id, key.name, `...${key.last4}`, key.createdAt.toISOString(), key.lastUsedAt?.toISOString() ?? 'never', key.status].join('\t');
+}

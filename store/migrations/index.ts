@@ -1,0 +1,14 @@
+// The migrations in order, listed in code (not read from a folder) so the build and the sources run the same set.
+// A new migration gets the next number and is never edited after it ships.
+import type { Migration, MigrationProvider } from 'kysely';
+import { initial } from './0001-initial.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+export const migrations: MigrationProvider = {
+  async getMigrations() {
+    return MIGRATIONS;
+  },
+};

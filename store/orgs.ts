@@ -1,0 +1,119 @@
+// Organizations, their members and their credit balance.
+import type { Kysely } from 'kysely';
+import { StoreError } from './errors.js';
+import { newId } from './ids.js';
+import type { Database, MemberRole, OrgRow } from './schema.js';
+
+export interface Org {
+  id: string;
+  name: string;
+  /** Integer micro-credits. */
+  balanceMicros: number;
+  /** Lifetime spend, integer micro-credits (the rate-limit tier follows from it). */
+  spentMicros: number;
+  createdAt: Date;
+}
+
+export interface Member {
+  email: string;
+  role: MemberRole;
+  createdAt: Date;
+}
+
+export interface NewMember {
+  email: string;
+  role: MemberRole;
+}
+
+const ROLES: readonly MemberRole[] = ['admin', 'member'];
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export class Orgs {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** A new organization with a zero balance, and its first members. Names are unique and not id-shaped. */
+  async create(name: string, members: readonly NewMember[] = []): Promise<Org> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 100) throw new StoreError('GW_ERR_STORE_INVALID', 'an organization name has 1 to 100 characters');
+    if (trimmed.startsWith('org_')) throw new StoreError('GW_ERR_STORE_INVALID', `an organization name may not start with 'org_' (ids do)`);
+    const checked = members.map(checkMember);
+    const row: OrgRow = { id: newId('org'), name: trimmed, balance_micros: 0, spent_micros: 0, created_at: Date.now() };
+    await this.db.transaction().execute(async (trx) => {
+      const existing = await trx.selectFrom('orgs').select('id').where('name', '=', trimmed).executeTakeFirst();
+      if (existing) throw new StoreError('GW_ERR_STORE_ORG_EXISTS', `an organization named '${trimmed}' exists (${existing.id})`);
+      await trx.insertInto('orgs').values(row).execute();
+      for (const member of checked) {
+        await trx.insertInto('members').values({ org_id: row.id, email: member.email, role: member.role, created_at: row.created_at }).execute();
+      }
+    });
+    return toOrg(row);
+  }
+
+  async list(): Promise<Org[]> {
+    const rows = await this.db.selectFrom('orgs').selectAll().orderBy('created_at').orderBy('name').execute();
+    return rows.map(toOrg);
+  }
+
+  /** The organization with this id or name, or undefined. */
+  async find(nameOrId: string): Promise<Org | undefined> {
+    const row = await this.db
+      .selectFrom('orgs')
+      .selectAll()
+      .where((eb) => eb.or([eb('id', '=', nameOrId), eb('name', '=', nameOrId)]))
+      .executeTakeFirst();
+    return row && toOrg(row);
+  }
+
+  /** Like find, but a missing organization is a StoreError. */
+  async get(nameOrId: string): Promise<Org> {
+    const org = await this.find(nameOrId);
+    if (org === undefined) throw new StoreError('GW_ERR_STORE_ORG_NOT_FOUND', `no organization '${nameOrId}'`);
+    return org;
+  }
+
+  async members(nameOrId: string): Promise<Member[]> {
+    const org = await this.get(nameOrId);
+    const rows = await this.db.selectFrom('members').selectAll().where('org_id', '=', org.id).orderBy('email').execute();
+    return rows.map((row) => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at) }));
+  }
+
+  /** Adds a member, or changes the role of one already there. */
+  async addMember(nameOrId: string, member: NewMember): Promise<void> {
+    const { email, role } = checkMember(member);
+    const org = await this.get(nameOrId);
+    await this.db
+      .insertInto('members')
+      .values({ org_id: org.id, email, role, created_at: Date.now() })
+      .onConflict((oc) => oc.columns(['org_id', 'email']).doUpdateSet({ role }))
+      .execute();
+  }
+
+  async removeMember(nameOrId: string, email: string): Promise<void> {
+    const org = await this.get(nameOrId);
+    const result = await this.db.deleteFrom('members').where('org_id', '=', org.id).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+    if (result.numDeletedRows === 0n) throw new StoreError('GW_ERR_STORE_MEMBER_NOT_FOUND', `'${email}' is not a member of '${org.name}'`);
+  }
+
+  /** Adds a positive whole number of micro-credits to the balance, in one statement; returns the org after. */
+  async addCredits(nameOrId: string, micros: number): Promise<Org> {
+    if (!Number.isSafeInteger(micros) || micros <= 0) throw new StoreError('GW_ERR_STORE_INVALID', 'credits to add must be a positive whole number of micro-credits');
+    const org = await this.get(nameOrId);
+    await this.db
+      .updateTable('orgs')
+      .set((eb) => ({ balance_micros: eb('balance_micros', '+', micros) }))
+      .where('id', '=', org.id)
+      .execute();
+    return this.get(org.id);
+  }
+}
+
+function checkMember(member: NewMember): NewMember {
+  const email = member.email.trim().toLowerCase();
+  if (!EMAIL.test(email)) throw new StoreError('GW_ERR_STORE_INVALID', `'${member.email}' is not an e-mail address`);
+  if (!ROLES.includes(member.role)) throw new StoreError('GW_ERR_STORE_INVALID', `role '${member.role}' is not one of ${ROLES.join(', ')}`);
+  return { email, role: member.role };
+}
+
+function toOrg(row: OrgRow): Org {
+  return { id: row.id, name: row.name, balanceMicros: Number(row.balance_micros), spentMicros: Number(row.spent_micros), createdAt: new Date(Number(row.created_at)) };
+}

@@ -1,0 +1,63 @@
+// The database's tables as Kysely sees them. Names are snake_case, as in SQL; the store's API maps rows
+// to camelCase records. Money is integer micro-credits (1 credit = $1 = 1,000,000), times are Unix
+// milliseconds; both are `bigint` columns. SQLite hands them back as numbers; a PostgreSQL dialect
+// must parse int8 as a number too (pg: `types.setTypeParser(20, Number)`), safe up to 2^53.
+import type { ColumnType, Insertable, Selectable } from 'kysely';
+
+export type MemberRole = 'admin' | 'member';
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  balance_micros: ColumnType<number, number | undefined, number>;
+  spent_micros: ColumnType<number, number | undefined, number>;
+  created_at: number;
+}
+
+export interface MembersTable {
+  org_id: string;
+  email: string;
+  role: MemberRole;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** SHA-256 of the full key string (UTF-8), lower-case hex. The key itself is never stored. */
+  key_hash: string;
+  last4: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** One row per generation request (issue #6 writes them). */
+export interface UsageTable {
+  id: string;
+  org_id: string;
+  key_id: string;
+  dialect: 'messages' | 'chat' | 'responses';
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  searches: number;
+  cost_micros: number;
+  /** The HTTP status the client got. */
+  status: number;
+  duration_ms: number;
+  created_at: number;
+}
+
+export interface Database {
+  orgs: OrgsTable;
+  members: MembersTable;
+  api_keys: ApiKeysTable;
+  usage: UsageTable;
+}
+
+export type OrgRow = Selectable<OrgsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewUsageRow = Insertable<UsageTable>;

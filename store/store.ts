@@ -1,0 +1,75 @@
+// The store: one Kysely code path over an SQLite file (better-sqlite3, WAL) in the data directory.
+// A shared SQL server later is a different `dialect` here and nothing else (see schema.ts for int8).
+import { mkdirSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type LogConfig } from 'kysely';
+import type { LoadedConfig } from '../config/load.js';
+import { StoreError } from './errors.js';
+import { Keys } from './keys.js';
+import { migrations } from './migrations/index.js';
+import { Orgs } from './orgs.js';
+import type { Database } from './schema.js';
+
+export const DATABASE_FILE = 'gateway.db';
+
+export interface StoreOptions {
+  /** The folder that holds gateway.db (created if missing). */
+  dataDir: string;
+  /** How long last-used times wait in memory before one batched write (default 5000 ms). */
+  touchFlushMs?: number;
+  /** Kysely's query log, for debugging and tests. */
+  log?: LogConfig;
+}
+
+export interface Store {
+  readonly orgs: Orgs;
+  readonly keys: Keys;
+  /** The database file. */
+  readonly path: string;
+  /** The typed query builder, for the parts of the gateway that own other tables (the usage ledger). */
+  readonly db: Kysely<Database>;
+  /** Writes pending last-used times, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens (and creates or migrates) the store. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const path = join(options.dataDir, DATABASE_FILE);
+  let sqlite: SQLite.Database;
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+    sqlite = new SQLite(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+  } catch (error) {
+    throw new StoreError('GW_ERR_STORE_UNAVAILABLE', `cannot open the store ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), ...(options.log ? { log: options.log } : {}) });
+  const { error, results } = await new Migrator({ db, provider: migrations }).migrateToLatest();
+  if (error !== undefined) {
+    await db.destroy();
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new StoreError('GW_ERR_STORE_UNAVAILABLE', `store ${path}: migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const orgs = new Orgs(db);
+  const keys = new Keys(db, orgs, options.touchFlushMs ?? 5000);
+  return {
+    orgs,
+    keys,
+    path,
+    db,
+    async close() {
+      await keys.flushTouches();
+      await db.destroy();
+    },
+  };
+}
+
+/** The data directory a config names: relative to the working directory when set by GATEWAY_DATA_DIR, else to the config file. */
+export function dataDirOf(loaded: LoadedConfig): string {
+  const dir = loaded.config.data_dir;
+  if (isAbsolute(dir)) return dir;
+  return loaded.locate(['data_dir']).startsWith('environment') ? resolve(dir) : resolve(loaded.baseDir, dir);
+}

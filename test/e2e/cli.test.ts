@@ -1,0 +1,90 @@
+// The `gateway` CLI on a temporary data directory, run as a child process: the build (dist/, which
+// `npm test` makes first) when it is newer than the sources, else the TypeScript entry through tsx.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { packageRoot } from '../../config/load.js';
+
+// The defaults and this data directory only: no config file or GATEWAY_* setting of the caller's, and
+// none of tap's loaders and coverage (NODE_OPTIONS), which triple a child's start-up.
+const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('NODE_') && !name.startsWith('TAP')));
+const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-cli-')), 'data');
+
+const root = packageRoot();
+const built = join(root, 'dist', 'bin', 'gateway.js');
+const newestSource = Math.max(
+  ...['bin', 'admin', 'store', 'config'].flatMap((dir) =>
+    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(root, dir, file)).mtimeMs),
+  ),
+);
+const entry = existsSync(built) && statSync(built).mtimeMs >= newestSource ? [built] : ['--import', 'tsx', join(root, 'bin', 'gateway.ts')];
+
+function gateway(...args: string[]): { code: number | null; out: string; err: string } {
+  const result = spawnSync(process.execPath, [...entry, ...args], {
+    cwd: root,
+    env: { ...environment, GATEWAY_DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+t.test('the CLI creates an org, adds credits, creates, lists and revokes keys', async (t) => {
+  const created = gateway('orgs', 'create', 'acme', '--member', 'ada@example.com:admin', '--member', 'bob@example.com:member');
+  t.equal(created.code, 0, created.err);
+  const [orgId, orgName] = created.out.trim().split('\t');
+  t.match(orgId, /^org_/);
+  t.equal(orgName, 'acme');
+
+  const credits = gateway('credits', 'add', 'acme', '12.5');
+  t.equal(credits.code, 0, credits.err);
+  t.match(credits.out, /\t12\.5 credits$/m);
+  t.equal(gateway('credits', 'add', orgId!, '0.000001').code, 0, 'ORG may be the id');
+  t.match(gateway('orgs', 'list').out, new RegExp(`^${orgId}\\tacme\\t12\\.500001 credits\\t0 spent\\t`, 'm'));
+
+  const first = gateway('keys', 'create', 'acme', 'ci');
+  t.equal(first.code, 0, first.err);
+  const key = first.out.trim();
+  t.match(key, /^sk-svc-[A-Za-z0-9_-]{43}$/, 'the full key, printed once on stdout');
+  t.match(first.err, /shown only this once/);
+  t.equal(gateway('keys', 'create', orgId!, 'laptop').code, 0);
+
+  const listed = gateway('keys', 'list', 'acme');
+  t.equal(listed.code, 0, listed.err);
+  const lines = listed.out.trim().split('\n');
+  t.equal(lines.length, 2, 'one key per line');
+  const [id, name, last4, createdAt, lastUsed, status] = lines[0]!.split('\t');
+  t.match(id, /^key_/, 'the id first');
+  t.equal(name, 'ci');
+  t.equal(last4, `...${key.slice(-4)}`);
+  t.ok(!Number.isNaN(Date.parse(createdAt!)));
+  t.equal(lastUsed, 'never');
+  t.equal(status, 'active');
+  t.notMatch(listed.out, key, 'the list never shows the key');
+
+  const revoked = gateway('keys', 'revoke', id!);
+  t.equal(revoked.code, 0, revoked.err);
+  t.match(gateway('keys', 'list', 'acme').out.split('\n')[0], /\trevoked$/);
+  t.match(gateway('keys', 'revoke', id!).err, /already revoked/);
+  t.match(gateway('keys', 'list', 'acme').out.split('\n')[1], /\tactive$/, 'the other key is untouched');
+});
+
+t.test('CLI errors are one line and a non-zero exit code', async (t) => {
+  const cases: Array<[string[], number, RegExp]> = [
+    [['orgs', 'create', 'acme'], 1, /^gateway: an organization named 'acme' exists/],
+    [['keys', 'list', 'nope'], 1, /^gateway: no organization 'nope'$/],
+    [['keys', 'revoke', 'key_nope'], 1, /^gateway: no key 'key_nope'$/],
+    [['credits', 'add', 'acme', 'ten'], 1, /^gateway: 'ten' is not an amount of credits/],
+    [['credits', 'add', 'acme'], 64, /^gateway: usage: gateway credits add ORG AMOUNT$/],
+    [['orgs', 'create', 'x', '--member', 'ada@example.com'], 64, /^gateway: --member 'ada@example.com': expected EMAIL:ROLE/],
+    [['keys', 'rotate', 'x'], 64, /^gateway: unknown command 'gateway keys rotate x'$/],
+  ];
+  for (const [args, code, message] of cases) {
+    const result = gateway(...args);
+    t.equal(result.code, code, `gateway ${args.join(' ')}: exit ${code}`);
+    t.equal(result.err.trim().split('\n').length, 1, 'one line');
+    t.match(result.err.trim(), message);
+    t.equal(result.out, '', 'nothing on stdout');
+  }
+});

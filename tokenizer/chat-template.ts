@@ -4,7 +4,8 @@
 // and add_generation_prompt. Compiled once.
 import { Template } from '@huggingface/jinja';
 import { PromptError } from './prompt-error.js';
-import type { TemplateMessage, TemplateTool } from './template-input.js';
+import type { PromptInput } from './prompt-input.js';
+import { toTemplateMessages, toTemplateTools, type TemplateMessage, type TemplateTool } from './template-input.js';
 
 /** tokenizer_config.json's special-token fields: a string, or an AddedToken object `{content}`. */
 const SPECIAL_TOKEN_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'] as const;
@@ -23,6 +24,11 @@ export class ChatTemplate {
     const source = config.chat_template;
     if (typeof source !== 'string') throw new Error(`${origin} has no chat_template (a string)`);
     return new ChatTemplate(source, specialTokensMap(config));
+  }
+
+  /** The prompt of an OpenAI-shaped conversation, converted as vLLM converts it (template-input.ts). */
+  renderConversation(input: PromptInput): string {
+    return this.render(toTemplateMessages(input.messages), toTemplateTools(input.tools), input.addGenerationPrompt ?? true, input.chatTemplateKwargs ?? {});
   }
 
   /**

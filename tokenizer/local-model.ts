@@ -8,7 +8,6 @@ import { TokenizerLoader } from '@lenml/tokenizers';
 import { ChatTemplate } from './chat-template.js';
 import type { ModelFiles } from './model-files.js';
 import type { PromptInput } from './prompt-input.js';
-import { toTemplateMessages, toTemplateTools } from './template-input.js';
 
 /** The part of @lenml/tokenizers' PreTrainedTokenizer used here. */
 interface Tokenizer {
@@ -51,12 +50,7 @@ export class LocalModel {
 
   /** The prompt text of a conversation; a PromptError when it cannot be rendered. */
   prompt(input: PromptInput): string {
-    return this.template.render(
-      toTemplateMessages(input.messages),
-      toTemplateTools(input.tools),
-      input.addGenerationPrompt ?? true,
-      input.chatTemplateKwargs ?? {},
-    );
+    return this.template.renderConversation(input);
   }
 
   /** The number of prompt tokens the upstream counts for this conversation. */

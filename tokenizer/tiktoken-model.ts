@@ -5,7 +5,6 @@ import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { ChatTemplate } from './chat-template.js';
 import { CHATML_MARKERS, CHATML_TEMPLATE } from './chatml-template.js';
 import type { PromptInput } from './prompt-input.js';
-import { toTemplateMessages, toTemplateTools } from './template-input.js';
 
 export const TIKTOKEN_ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base', 'gpt2'] as const;
 export type TiktokenEncodingName = (typeof TIKTOKEN_ENCODINGS)[number];
@@ -33,12 +32,7 @@ export class TiktokenModel {
   }
 
   prompt(input: PromptInput): string {
-    return this.#template.render(
-      toTemplateMessages(input.messages),
-      toTemplateTools(input.tools),
-      input.addGenerationPrompt ?? true,
-      input.chatTemplateKwargs ?? {},
-    );
+    return this.#template.renderConversation(input);
   }
 
   count(input: PromptInput): number {

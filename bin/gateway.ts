@@ -2,6 +2,7 @@
 // The `gateway` command: `gateway start`, `gateway sim`, and the store's `orgs`, `credits` and `keys` (admin/cli.ts).
 import { parseArgs } from 'node:util';
 import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
+import { dataDirOf } from '../config/data-dir.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { StoreError } from '../store/errors.js';
 import { startGateway } from './start-gateway.js';
@@ -43,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (STORE_COMMANDS.has(command)) {
-    const { dataDirOf, openStore } = await import('../store/store.js');
+    const { openStore } = await import('../store/store.js');
     const store = await openStore({ dataDir: dataDirOf(loaded) });
     try {
       const { out, err } = await runStoreCommand(store, positionals, values.member ?? []);

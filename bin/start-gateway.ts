@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
+import { dataDirOf } from '../config/data-dir.js';
 import { loadPlugins } from '../config/plugins.js';
 import type { LoadedConfig } from '../config/load.js';
 import { builtinPlugins } from '../plugins/index.js';
@@ -69,7 +70,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     baseDir: loaded.baseDir,
     log,
   });
-  const plugins = await loadPlugins(loaded, builtinPlugins, { modelId: config.model.id });
+  const plugins = await loadPlugins(loaded, builtinPlugins, { modelId: config.model.id, dataDir: dataDirOf(loaded) });
   const terminal = createChatCall(pool, {
     modelId: config.model.id,
     servedModel: config.model.upstream_name,

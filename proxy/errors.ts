@@ -28,6 +28,8 @@ const CATALOGUE = {
   GW_ERR_REQUEST_UNSUPPORTED_TOOL: { status: 400, kind: 'invalid_request', chatCode: null },
   GW_ERR_REQUEST_BAD_HEADER: { status: 400, kind: 'invalid_request', chatCode: null },
   GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'too_large', chatCode: 'request_too_large' },
+  GW_ERR_AUTH_MISSING_KEY: { status: 401, kind: 'authentication', chatCode: 'invalid_api_key' },
+  GW_ERR_AUTH_INVALID_KEY: { status: 401, kind: 'authentication', chatCode: 'invalid_api_key' },
   GW_ERR_MODEL_NOT_FOUND: { status: 404, kind: 'model_not_found', chatCode: 'model_not_found' },
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', chatCode: 'unknown_url' },
   GW_ERR_ROUTE_NOT_ENABLED: { status: 404, kind: 'not_found', chatCode: 'endpoint_not_enabled' },

@@ -23,6 +23,8 @@ export interface Plugin {
 export interface PluginContext {
   /** The public model id the gateway serves. */
   readonly modelId: string;
+  /** The data directory (config `data_dir`), resolved: where the store lives. */
+  readonly dataDir: string;
   /** Resolves a path written in the config file relative to that file's folder. */
   resolvePath(path: string): string;
 }

@@ -1,10 +1,9 @@
 // The store: one Kysely code path over an SQLite file (better-sqlite3, WAL) in the data directory.
 // A shared SQL server later is a different `dialect` here and nothing else (see schema.ts for int8).
 import { mkdirSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type LogConfig } from 'kysely';
-import type { LoadedConfig } from '../config/load.js';
 import { StoreError } from './errors.js';
 import { Keys } from './keys.js';
 import { migrations } from './migrations/index.js';
@@ -65,11 +64,4 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await db.destroy();
     },
   };
-}
-
-/** The data directory a config names: relative to the working directory when set by GATEWAY_DATA_DIR, else to the config file. */
-export function dataDirOf(loaded: LoadedConfig): string {
-  const dir = loaded.config.data_dir;
-  if (isAbsolute(dir)) return dir;
-  return loaded.locate(['data_dir']).startsWith('environment') ? resolve(dir) : resolve(loaded.baseDir, dir);
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { dataDirOf } from '../../config/data-dir.js';
 import { loadConfig } from '../../config/load.js';
 import { startGateway, type RunningGateway } from '../../bin/start-gateway.js';
 import { startSim, type RunningSim, type SimOptions } from '../../sim/server.js';
@@ -14,6 +15,8 @@ export interface Stack {
   baseURL: string;
   /** The log lines the gateway wrote. */
   logs: string[];
+  /** The gateway's data directory (its store). */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -37,12 +40,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       callback();
     },
   });
-  const gateway = await startGateway(loadConfig(file, env), { env, logDestination });
+  const loaded = loadConfig(file, env);
+  const gateway = await startGateway(loaded, { env, logDestination });
   return {
     gateway,
     sim,
     baseURL: `${gateway.url}/v1`,
     logs,
+    dataDir: dataDirOf(loaded),
     async close() {
       await gateway.close();
       await sim.close();

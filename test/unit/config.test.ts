@@ -68,7 +68,7 @@ t.test('a bad environment value names the variable', async (t) => {
 
 t.test('plugins load in config order, from a path with options', async (t) => {
   const path = file('plugins.yaml', `plugins:\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: one }\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: two }\n`);
-  const plugins = await loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' });
+  const plugins = await loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir });
   t.same(plugins.map((plugin) => plugin.name), ['tag-one', 'tag-two']);
 });
 
@@ -76,22 +76,22 @@ t.test('a built-in plugin is found by name and gets its options', async (t) => {
   let received: unknown;
   const builtin: PluginModule = { create: (options) => ((received = options), { name: 'noop' }) };
   const path = file('builtin.yaml', 'plugins:\n  - name: noop\n    options: { level: 2 }\n');
-  const plugins = await loadPlugins(loadConfig(path, {}), { noop: builtin }, { modelId: 'm' });
+  const plugins = await loadPlugins(loadConfig(path, {}), { noop: builtin }, { modelId: 'm', dataDir: dir });
   t.same(plugins.map((plugin) => plugin.name), ['noop']);
   t.same(received, { level: 2 });
 });
 
 t.test('an unknown plugin name fails at load, naming the line', async (t) => {
   const path = file('unknown-plugin.yaml', 'log:\n  level: info\nplugins:\n  - name: nosuch\n');
-  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' }), new ConfigError(`${path}:4: unknown plugin 'nosuch' (built-in plugins: none)`));
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir }), new ConfigError(`${path}:4: unknown plugin 'nosuch' (built-in plugins: none)`));
 });
 
 t.test('plugin options are checked against the plugin schema, naming the line', async (t) => {
   const path = file('bad-options.yaml', `plugins:\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: 5 }\n`);
-  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' }), { message: `${path}:2: plugin options key 'tag' must be string` });
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir }), { message: `${path}:2: plugin options key 'tag' must be string` });
 });
 
 t.test('a plugin file that cannot be loaded fails at load, naming the line', async (t) => {
   const path = file('missing-file.yaml', 'plugins:\n  - path: ./does-not-exist.mjs\n');
-  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm' }), { message: new RegExp(`^${path}:2: cannot load plugin file`) });
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir }), { message: new RegExp(`^${path}:2: cannot load plugin file`) });
 });

@@ -18,8 +18,10 @@ const TYPES: Record<ErrorKind, string> = {
 
 /** The chat dialect's error body (spec section 7): `{error:{message, type, code, param}}`. */
 export function renderChatError(error: GatewayError): RenderedError {
+  // The spec's 401 says exactly `Unauthorized` in this dialect, whatever the reason.
+  const message = error.kind === 'authentication' ? 'Unauthorized' : error.message;
   return {
     status: error.status,
-    body: { error: { message: error.message, type: TYPES[error.kind], code: error.chatCode, param: error.param } },
+    body: { error: { message, type: TYPES[error.kind], code: error.chatCode, param: error.param } },
   };
 }

@@ -1,0 +1,69 @@
+// The auth plugin: every API route (not /health) needs a key, as `x-api-key: K` or `Authorization: Bearer K`.
+// Keys are looked up by their SHA-256 through a cache whose entries live at most `cache_ttl_ms`, so a
+// revocation takes effect within that time on every gateway node sharing the store.
+import { GatewayError } from '../../proxy/errors.js';
+import type { Exchange } from '../../proxy/exchange.js';
+import type { Plugin, PluginModule } from '../../proxy/plugin.js';
+import { hashApiKey, isWellFormedApiKey } from '../../store/api-key.js';
+import type { ApiKeyRecord } from '../../store/keys.js';
+
+declare module '../../proxy/exchange.js' {
+  interface ExchangeLocals {
+    /** Who is calling: set by the auth plugin. */
+    caller: { orgId: string; keyId: string };
+  }
+}
+
+interface AuthOptions {
+  cache_ttl_ms?: number;
+}
+
+export const optionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { cache_ttl_ms: { type: 'integer', minimum: 0, maximum: 5000 } },
+};
+
+export const authPlugin: PluginModule = {
+  optionsSchema,
+  async create(options, context): Promise<Plugin> {
+    const ttlMs = (options as AuthOptions).cache_ttl_ms ?? 2000;
+    // Imported here so that a gateway without auth never loads SQLite.
+    const { openStore } = await import('../../store/store.js');
+    const store = await openStore({ dataDir: context.dataDir });
+    const cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
+
+    const lookup = async (hash: string): Promise<ApiKeyRecord | undefined> => {
+      const now = Date.now();
+      const hit = cache.get(hash);
+      if (hit !== undefined && hit.until > now) return hit.record;
+      const record = await store.keys.findByHash(hash);
+      if (cache.size >= 10_000) cache.clear();
+      cache.set(hash, { record, until: now + ttlMs });
+      return record;
+    };
+
+    return {
+      name: 'auth',
+      async onRequest(exchange: Exchange) {
+        if (exchange.route.kind === 'health') return;
+        const key = presentedKey(exchange);
+        if (key === undefined) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'Missing API key: send it as x-api-key or Authorization: Bearer.');
+        const record = isWellFormedApiKey(key) ? await lookup(hashApiKey(key)) : undefined;
+        if (record === undefined || record.status !== 'active') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', 'invalid x-api-key: the key is unknown or revoked.');
+        exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
+        store.keys.touch(record.id);
+      },
+      close: () => store.close(),
+    };
+  },
+};
+
+/** The key from `x-api-key`, else from `Authorization: Bearer`. */
+function presentedKey(exchange: Exchange): string | undefined {
+  const header = exchange.req.headers['x-api-key'];
+  if (typeof header === 'string' && header !== '') return header.trim();
+  const authorization = exchange.req.headers.authorization;
+  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '').trim();
+  return undefined;
+}

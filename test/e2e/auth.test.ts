@@ -1,0 +1,81 @@
+// The auth plugin: keys in x-api-key or Authorization: Bearer, 401 in each dialect (spec sections 5, 7), revocation.
+import t from 'tap';
+import { openStore, type Store } from '../../store/store.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+let store: Store;
+let key: string;
+let keyId: string;
+t.before(async () => {
+  stack = await startStack({ yaml: 'plugins:\n  - name: auth\n    options: { cache_ttl_ms: 200 }\n' });
+  store = await openStore({ dataDir: stack.dataDir });
+  await store.orgs.create('acme');
+  const created = await store.keys.create('acme', 'tests');
+  key = created.key;
+  keyId = created.record.id;
+});
+t.teardown(async () => {
+  await store.close();
+  await stack.close();
+});
+
+const hello = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] };
+const call = (path: string, body: unknown, headers: Record<string, string> = {}, method = 'POST'): Promise<Response> =>
+  fetch(stack.gateway.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method === 'POST' ? { body: JSON.stringify(body) } : {}) });
+
+t.test('no key: 401 in the chat dialect is invalid_request_error, invalid_api_key, "Unauthorized"', async (t) => {
+  const response = await call('/v1/chat/completions', hello);
+  t.equal(response.status, 401);
+  t.same(await response.json(), { error: { message: 'Unauthorized', type: 'invalid_request_error', code: 'invalid_api_key', param: null } });
+});
+
+t.test('no key: 401 in the message dialect is authentication_error about an invalid key', async (t) => {
+  for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+    const response = await call(path, { ...hello, max_tokens: 10 });
+    t.equal(response.status, 401, path);
+    t.match(await response.json(), { type: 'error', error: { type: 'authentication_error', message: /key/ } }, path);
+  }
+});
+
+t.test('a malformed or unknown key is 401, and 401 comes before any body validation', async (t) => {
+  t.equal((await call('/v1/chat/completions', hello, { 'x-api-key': 'sk-svc-short' })).status, 401);
+  t.equal((await call('/v1/chat/completions', hello, { authorization: `Bearer sk-svc-${'A'.repeat(43)}` })).status, 401);
+  t.equal((await call('/v1/chat/completions', { nonsense: true })).status, 401);
+});
+
+t.test('both header forms work on every endpoint', async (t) => {
+  for (const headers of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]) {
+    const form = Object.keys(headers)[0];
+    t.equal((await call('/v1/chat/completions', hello, headers)).status, 200, `chat, ${form}`);
+    t.equal((await call('/v1/messages', { ...hello, max_tokens: 10 }, headers)).status, 200, `messages, ${form}`);
+    t.equal((await call('/v1/messages/count_tokens', hello, headers)).status, 200, `count_tokens, ${form}`);
+    t.equal((await call('/v1/responses', { model: 'qwen3-8b', input: 'echo: hi' }, headers)).status, 200, `responses, ${form}`);
+    t.equal((await call('/v1/models', undefined, headers, 'GET')).status, 200, `models, ${form}`);
+  }
+});
+
+t.test('/health needs no key', async (t) => {
+  t.equal((await call('/health', undefined, {}, 'GET')).status, 200);
+});
+
+t.test('the key never reaches the upstream', async (t) => {
+  const response = await call('/v1/chat/completions', hello, { 'x-api-key': key });
+  const id = response.headers.get('x-request-id');
+  const seen = stack.sim.requests().find((request) => request.headers['x-request-id'] === id);
+  t.ok(seen);
+  t.notOk(JSON.stringify(seen?.headers).includes(key));
+});
+
+t.test('a revoked key gets 401 within 5 s (here within the 200 ms cache) and stays revoked', async (t) => {
+  t.equal((await call('/v1/chat/completions', hello, { 'x-api-key': key })).status, 200);
+  await store.keys.revoke(keyId);
+  const revokedAt = Date.now();
+  let status = 200;
+  while (status !== 401 && Date.now() - revokedAt < 5000) {
+    status = (await call('/v1/chat/completions', hello, { 'x-api-key': key })).status;
+    if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.equal(status, 401);
+  t.ok(Date.now() - revokedAt < 1000, `took ${Date.now() - revokedAt} ms`);
+});

@@ -94,7 +94,8 @@ async function startGateway(upstream: string, logFile: string | undefined): Prom
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const config = join(dir, 'gateway.yaml');
-  writeFileSync(config, `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\nlog:\n  level: info\n`);
+  // The proxy path alone: no plugins (the full chain, auth, rate limits and metering, is benched with issue #6).
+  writeFileSync(config, `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\nlog:\n  level: info\nplugins: []\n`);
   return startServer({
     name: 'gateway',
     args: [GATEWAY_BIN, 'start', '--config', config],

@@ -21,9 +21,13 @@ async function main(argv: string[]): Promise<void> {
   }
   const loaded = loadConfig(values.config ?? process.env.GATEWAY_CONFIG);
   if (command === 'start') {
+    const auth = loaded.config.plugins.some((plugin) => plugin.name === 'auth');
+    const demoKey = auth ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(dataDirOf(loaded)) : undefined;
     const gateway = await startGateway(loaded);
     gateway.log.info({ url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls }, 'gateway listening');
-    console.error(`\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`);
+    if (demoKey !== undefined) console.error(`\nFirst start: created the organization 'demo' with 10 credits and this key (shown once):\n  ${demoKey}`);
+    const keyHeader = auth ? ` -H 'authorization: Bearer ${demoKey ?? 'YOUR_KEY'}'` : '';
+    console.error(`\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions${keyHeader} -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`);
     onSignal(() => gateway.close());
     return;
   }

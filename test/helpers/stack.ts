@@ -21,7 +21,7 @@ export interface Stack {
 }
 
 export interface StackOptions {
-  /** YAML merged over the defaults (the upstream URL and the port are set for you). */
+  /** YAML merged over the defaults (the upstream URL and the port are set for you; `plugins: []` unless it sets plugins). */
   yaml?: string;
   sim?: SimOptions;
   /** Upstream URLs to use instead of the sim's (e.g. a closed port). */
@@ -31,7 +31,9 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sim = await startSim(options.sim ?? {});
   const file = join(mkdtempSync(join(tmpdir(), 'gateway-test-')), 'gateway.yaml');
-  writeFileSync(file, options.yaml ?? '{}\n');
+  // Dialect and proxy tests run without the default auth plugin unless their YAML names a chain.
+  const yaml = options.yaml ?? '';
+  writeFileSync(file, /^plugins:/m.test(yaml) ? yaml : `${yaml}\nplugins: []\n`);
   const env = { GATEWAY_PORT: '0', GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','), GATEWAY_LOG_LEVEL: 'info' };
   const logs: string[] = [];
   const logDestination = new Writable({

@@ -1,0 +1,20 @@
+import { openStore } from '../store/store.js';
+
+const DEMO_ORG = 'demo';
+const DEMO_CREDITS_MICROS = 10_000_000;
+
+/**
+ * On a first start with an empty store: a demo organization with 10 credits and one key, returned
+ * so it can be shown once. With any organization already there, nothing (undefined).
+ */
+export async function createDemoKeyIfEmpty(dataDir: string): Promise<string | undefined> {
+  const store = await openStore({ dataDir });
+  try {
+    if ((await store.orgs.list()).length > 0) return undefined;
+    await store.orgs.create(DEMO_ORG);
+    await store.orgs.addCredits(DEMO_ORG, DEMO_CREDITS_MICROS);
+    return (await store.keys.create(DEMO_ORG, 'demo')).key;
+  } finally {
+    await store.close();
+  }
+}

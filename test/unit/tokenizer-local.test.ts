@@ -2,13 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { GatewayError } from '../../proxy/errors.js';
 import { startSim } from '../../sim/server.js';
 import { qwen3 } from '../../sim/qwen3-prompt.js';
 import { LocalModel } from '../../tokenizer/local-model.js';
 import { resolveModelFiles } from '../../tokenizer/model-files.js';
 import { createTokenCounter, type TokenCounter } from '../../tokenizer/token-counter.js';
-import { REQUESTS, SERVED_MODEL, simPromptTokens, simTokenizeCount, tokenizerConfig, weatherTool } from './tokenizer-requests.js';
+import { REQUESTS, SERVED_MODEL, simPromptTokens, simTokenizeCount, tokenizerConfig, weatherTool, rejection } from './tokenizer-requests.js';
 
 const sim = await startSim({});
 const counter = await createTokenCounter(tokenizerConfig(), { upstreamUrls: [`${sim.url}/v1`], servedModel: SERVED_MODEL });
@@ -16,16 +15,6 @@ t.teardown(async () => {
   await counter.close();
   await sim.close();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('the count did not fail');
-}
 
 t.test('the local count equals the sim\'s /tokenize count and its prompt_tokens, for every kind of request', async (t) => {
   t.equal(counter.source, 'local');

@@ -3,6 +3,7 @@
 import type { ChatFunctionTool, ChatRequest } from '../../proxy/canonical.js';
 import type { RunningSim } from '../../sim/server.js';
 import type { TokenizerConfig } from '../../config/types.js';
+import { GatewayError } from '../../proxy/errors.js';
 
 export const SERVED_MODEL = 'Qwen/Qwen3-8B';
 
@@ -104,4 +105,15 @@ export async function simTokenizeCount(sim: RunningSim, request: ChatRequest): P
 export async function simPromptTokens(sim: RunningSim, request: ChatRequest): Promise<number> {
   const body = await postJson(sim, '/v1/chat/completions', { ...request, model: SERVED_MODEL, max_tokens: 1 });
   return (body.usage as { prompt_tokens: number }).prompt_tokens;
+}
+
+/** The GatewayError a count fails with (anything else is rethrown). */
+export async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('the count did not fail');
 }

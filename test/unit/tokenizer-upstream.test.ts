@@ -1,23 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { GatewayError } from '../../proxy/errors.js';
 import { startSim } from '../../sim/server.js';
 import { qwen3 } from '../../sim/qwen3-prompt.js';
 import { createTokenCounter, type TokenCounter } from '../../tokenizer/token-counter.js';
-import { REQUESTS, SERVED_MODEL, simPromptTokens, tokenizerConfig } from './tokenizer-requests.js';
+import { REQUESTS, SERVED_MODEL, simPromptTokens, tokenizerConfig, rejection } from './tokenizer-requests.js';
 
 const upstream = tokenizerConfig({ source: 'upstream' });
-
-async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('the count did not fail');
-}
 
 interface Fake {
   url: string;

@@ -3,6 +3,7 @@
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
 import type { NewMember } from '../store/orgs.js';
+import type { RevocationBus } from '../store/revocations.js';
 import type { MemberRole } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
@@ -25,7 +26,15 @@ export interface CliOutput {
   err: string[];
 }
 
-export async function runStoreCommand(store: Store, args: readonly string[], members: readonly string[] = []): Promise<CliOutput> {
+export interface StoreCommandOptions {
+  /** `--member` values of `orgs create`. */
+  members?: readonly string[];
+  /** Where `keys revoke` announces the revocation (every gateway node hears it with Redis). */
+  revocations?: RevocationBus;
+}
+
+export async function runStoreCommand(store: Store, args: readonly string[], options: StoreCommandOptions = {}): Promise<CliOutput> {
+  const members = options.members ?? [];
   const [command, action, ...rest] = args;
   const want = (count: number, shape: string): string[] => {
     if (rest.length !== count) throw new UsageError(`usage: gateway ${command} ${action} ${shape}`);
@@ -64,6 +73,7 @@ export async function runStoreCommand(store: Store, args: readonly string[], mem
       const [id] = want(1, 'KEY_ID');
       const before = await store.keys.get(id!);
       const after = await store.keys.revoke(id!);
+      await options.revocations?.publish(after.id);
       return { out: [keyLine(after)], err: [before.status === 'revoked' ? `key ${id} was already revoked` : `revoked key ${id}; requests with it get 401`] };
     }
     default:

@@ -5,6 +5,7 @@ import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../adm
 import { dataDirOf } from '../config/data-dir.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { StoreError } from '../store/errors.js';
+import { openRevocationBus } from './services.js';
 import { startGateway } from './start-gateway.js';
 
 const USAGE = `usage:
@@ -50,11 +51,14 @@ async function main(argv: string[]): Promise<void> {
   if (STORE_COMMANDS.has(command)) {
     const { openStore } = await import('../store/store.js');
     const store = await openStore({ dataDir: dataDirOf(loaded) });
+    // Only a revocation needs the bus; with Redis it reaches running gateways at once.
+    const revocations = positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;
     try {
-      const { out, err } = await runStoreCommand(store, positionals, values.member ?? []);
+      const { out, err } = await runStoreCommand(store, positionals, { members: values.member ?? [], ...(revocations ? { revocations } : {}) });
       for (const line of out) console.log(line);
       for (const line of err) console.error(line);
     } finally {
+      await revocations?.close();
       await store.close();
     }
     return;

@@ -20,6 +20,7 @@ import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
+import { openServices } from './services.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -70,7 +71,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     baseDir: loaded.baseDir,
     log,
   });
-  const plugins = await loadPlugins(loaded, builtinPlugins, { modelId: config.model.id, dataDir: dataDirOf(loaded) });
+  const dataDir = dataDirOf(loaded);
+  const services = await openServices(config, dataDir, log);
+  const plugins = await loadPlugins(loaded, builtinPlugins, { modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations });
   const terminal = createChatCall(pool, {
     modelId: config.model.id,
     servedModel: config.model.upstream_name,
@@ -107,6 +110,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
         server.closeAllConnections();
       });
       for (const plugin of plugins) await plugin.close?.();
+      await services.close();
       await pool.close();
       await counter.close();
       await sim?.close();

@@ -36,6 +36,10 @@ export interface GatewayConfig {
   sim: { host: string; port: number; ttft_ms: number; itl_ms: number; output_tokens: number; api_key?: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;
+  /** Shared state between gateway nodes: key revocations now (and rate-limit counters). Unset: each node alone. */
+  redis: { url?: string; key_prefix?: string };
+  /** The admin API and dashboard listener; it runs only when the token variable is set. */
+  admin: { host: string; port: number; token_env: string; session_ttl_ms: number };
 }
 
 /** `tokenizer:`, the token counter's source (tokenizer/token-counter.ts). */

@@ -1,3 +1,5 @@
+import type { RevocationBus } from '../store/revocations.js';
+import type { Store } from '../store/store.js';
 import type { CanonicalEvent, JsonObject } from './canonical.js';
 import type { Exchange } from './exchange.js';
 
@@ -27,6 +29,10 @@ export interface PluginContext {
   readonly dataDir: string;
   /** Resolves a path written in the config file relative to that file's folder. */
   resolvePath(path: string): string;
+  /** The store in the data directory, opened once per process on first call and closed by the gateway. */
+  store(): Promise<Store>;
+  /** Where key revocations are announced (to every node, with Redis). */
+  readonly revocations: RevocationBus;
 }
 
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */

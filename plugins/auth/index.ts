@@ -1,6 +1,7 @@
 // The auth plugin: every API route (not /health) needs a key, as `x-api-key: K` or `Authorization: Bearer K`.
 // Keys are looked up by their SHA-256 through a cache whose entries live at most `cache_ttl_ms`, so a
-// revocation takes effect within that time on every gateway node sharing the store.
+// revocation takes effect within that time on every gateway node sharing the store, and at once where
+// it is announced on the revocation bus (this node, or every node with Redis).
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { Plugin, PluginModule } from '../../proxy/plugin.js';
@@ -28,10 +29,11 @@ export const authPlugin: PluginModule = {
   optionsSchema,
   async create(options, context): Promise<Plugin> {
     const ttlMs = (options as AuthOptions).cache_ttl_ms ?? 2000;
-    // Imported here so that a gateway without auth never loads SQLite.
-    const { openStore } = await import('../../store/store.js');
-    const store = await openStore({ dataDir: context.dataDir });
+    const store = await context.store();
     const cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
+    const unsubscribe = context.revocations.subscribe((keyId) => {
+      for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash);
+    });
 
     const lookup = async (hash: string): Promise<ApiKeyRecord | undefined> => {
       const now = Date.now();
@@ -54,7 +56,7 @@ export const authPlugin: PluginModule = {
         exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
         store.keys.touch(record.id);
       },
-      close: () => store.close(),
+      close: unsubscribe,
     };
   },
 };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { loadPlugins } from '../../config/plugins.js';
+import { LocalRevocationBus } from '../../store/revocations.js';
 import type { PluginModule } from '../../proxy/plugin.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
@@ -22,6 +23,9 @@ function configError(action: () => unknown): string {
   }
   throw new Error('no ConfigError');
 }
+
+// These plugins never open the store.
+const context = { modelId: 'm', dataDir: dir, store: () => Promise.reject(new Error('no store in these tests')), revocations: new LocalRevocationBus() };
 
 t.test('the embedded defaults load and validate on their own', async (t) => {
   const { config } = loadConfig(undefined, {});
@@ -68,7 +72,7 @@ t.test('a bad environment value names the variable', async (t) => {
 
 t.test('plugins load in config order, from a path with options', async (t) => {
   const path = file('plugins.yaml', `plugins:\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: one }\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: two }\n`);
-  const plugins = await loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir });
+  const plugins = await loadPlugins(loadConfig(path, {}), {}, context);
   t.same(plugins.map((plugin) => plugin.name), ['tag-one', 'tag-two']);
 });
 
@@ -76,22 +80,22 @@ t.test('a built-in plugin is found by name and gets its options', async (t) => {
   let received: unknown;
   const builtin: PluginModule = { create: (options) => ((received = options), { name: 'noop' }) };
   const path = file('builtin.yaml', 'plugins:\n  - name: noop\n    options: { level: 2 }\n');
-  const plugins = await loadPlugins(loadConfig(path, {}), { noop: builtin }, { modelId: 'm', dataDir: dir });
+  const plugins = await loadPlugins(loadConfig(path, {}), { noop: builtin }, context);
   t.same(plugins.map((plugin) => plugin.name), ['noop']);
   t.same(received, { level: 2 });
 });
 
 t.test('an unknown plugin name fails at load, naming the line', async (t) => {
   const path = file('unknown-plugin.yaml', 'log:\n  level: info\nplugins:\n  - name: nosuch\n');
-  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir }), new ConfigError(`${path}:4: unknown plugin 'nosuch' (built-in plugins: none)`));
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, context), new ConfigError(`${path}:4: unknown plugin 'nosuch' (built-in plugins: none)`));
 });
 
 t.test('plugin options are checked against the plugin schema, naming the line', async (t) => {
   const path = file('bad-options.yaml', `plugins:\n  - path: ${join(process.cwd(), 'test/fixtures/tag-plugin.mjs')}\n    options: { tag: 5 }\n`);
-  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir }), { message: `${path}:2: plugin options key 'tag' must be string` });
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, context), { message: `${path}:2: plugin options key 'tag' must be string` });
 });
 
 t.test('a plugin file that cannot be loaded fails at load, naming the line', async (t) => {
   const path = file('missing-file.yaml', 'plugins:\n  - path: ./does-not-exist.mjs\n');
-  await t.rejects(loadPlugins(loadConfig(path, {}), {}, { modelId: 'm', dataDir: dir }), { message: new RegExp(`^${path}:2: cannot load plugin file`) });
+  await t.rejects(loadPlugins(loadConfig(path, {}), {}, context), { message: new RegExp(`^${path}:2: cannot load plugin file`) });
 });

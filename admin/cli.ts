@@ -2,20 +2,24 @@
 // to print; a wrong call is a UsageError, a refused change a StoreError, both one line.
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
-import type { NewMember } from '../store/orgs.js';
+import { tierFor } from '../limits/tiers.js';
+import type { NewMember, Org } from '../store/orgs.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { MemberRole } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]…   create an organization (ROLE: admin | member)
   gateway orgs list                                 id, name, balance, lifetime spend, created
+  gateway orgs show ORG                             the above, the rate-limit tier, and the members
+  gateway members add ORG EMAIL:ROLE                add a member, or change a member's role
+  gateway members remove ORG EMAIL                  remove a member
   gateway credits add ORG AMOUNT                    add credits (1 credit = $1; up to 6 decimals)
   gateway keys create ORG NAME                      create an API key and print it (shown only this once)
   gateway keys list ORG                             id, name, last 4, created, last used, status
   gateway keys revoke KEY_ID                        revoke a key for good
   (ORG is an organization's name or id; the store lives in data_dir, GATEWAY_DATA_DIR)`;
 
-export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'credits', 'keys']);
+export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys']);
 
 export class UsageError extends Error {}
 
@@ -50,9 +54,34 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
       want(0, '');
       const orgs = await store.orgs.list();
       return {
-        out: orgs.map((org) => [org.id, org.name, `${formatCredits(org.balanceMicros)} credits`, `${formatCredits(org.spentMicros)} spent`, org.createdAt.toISOString()].join('\t')),
+        out: orgs.map(orgLine),
         err: orgs.length === 0 ? ['no organizations yet: gateway orgs create NAME'] : [],
       };
+    }
+    case 'orgs show': {
+      const [name] = want(1, 'ORG');
+      const org = await store.orgs.get(name!);
+      const tier = tierFor(org.spentMicros);
+      const members = await store.orgs.members(org.id);
+      return {
+        out: [
+          orgLine(org),
+          `tier\t${tier.name}\t${tier.requestsPerMinute} requests/min\t${tier.inputTokensPerMinute} input tokens/min\t${tier.outputTokensPerMinute} output tokens/min`,
+          ...members.map((member) => `member\t${member.email}\t${member.role}`),
+        ],
+        err: [],
+      };
+    }
+    case 'members add': {
+      const [org, member] = want(2, 'ORG EMAIL:ROLE');
+      const parsed = parseMember(member!);
+      await store.orgs.addMember(org!, parsed);
+      return { out: [], err: [`'${parsed.email}' is a${parsed.role === 'admin' ? 'n' : ''} ${parsed.role} of '${org}'`] };
+    }
+    case 'members remove': {
+      const [org, email] = want(2, 'ORG EMAIL');
+      await store.orgs.removeMember(org!, email!);
+      return { out: [], err: [`removed '${email}' from '${org}'`] };
     }
     case 'credits add': {
       const [org, amount] = want(2, 'ORG AMOUNT');
@@ -87,6 +116,10 @@ function parseMember(text: string): NewMember {
   const role = text.slice(colon + 1);
   if (colon <= 0 || (role !== 'admin' && role !== 'member')) throw new UsageError(`--member '${text}': expected EMAIL:ROLE with ROLE admin or member`);
   return { email: text.slice(0, colon), role: role as MemberRole };
+}
+
+function orgLine(org: Org): string {
+  return [org.id, org.name, `${formatCredits(org.balanceMicros)} credits`, `${formatCredits(org.spentMicros)} spent`, org.createdAt.toISOString()].join('\t');
 }
 
 function keyLine(key: ApiKeyRecord): string {

@@ -29,6 +29,7 @@ async function main(argv: string[]): Promise<void> {
     if (demoKey !== undefined) console.error(`\nFirst start: created the organization 'demo' with 10 credits and this key (shown once):\n  ${demoKey}`);
     const keyHeader = auth ? ` -H 'authorization: Bearer ${demoKey ?? 'YOUR_KEY'}'` : '';
     console.error(`\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions${keyHeader} -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`);
+    if (gateway.adminUrl !== undefined) console.error(`Dashboard on ${gateway.adminUrl}/ (log in with the token in ${loaded.config.admin.token_env}); admin API under ${gateway.adminUrl}/admin/v1\n`);
     onSignal(() => gateway.close());
     return;
   }

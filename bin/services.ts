@@ -1,6 +1,7 @@
 // What the gateway's parts share in one process: the store (opened on first use, so a gateway without
 // auth never loads SQLite) and the revocation bus (over Redis when `redis.url` is set).
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
 import { LocalRevocationBus, type RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
@@ -31,5 +32,9 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
 export async function openRevocationBus(config: GatewayConfig, log?: Logger): Promise<RevocationBus> {
   if (config.redis.url === undefined) return new LocalRevocationBus();
   const { RedisRevocationBus } = await import('../store/redis-revocations.js');
-  return RedisRevocationBus.connect({ url: config.redis.url, prefix: config.redis.key_prefix ?? 'gateway:', ...(log ? { log } : {}) });
+  try {
+    return await RedisRevocationBus.connect({ url: config.redis.url, prefix: config.redis.key_prefix ?? 'gateway:', ...(log ? { log } : {}) });
+  } catch (error) {
+    throw new ConfigError(`redis.url: ${(error as Error).message}`);
+  }
 }

@@ -2,6 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
+import { startAdminServer, type RunningAdmin } from '../admin/server.js';
+import { readAdminToken } from '../admin/token.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadPlugins } from '../config/plugins.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -27,6 +29,8 @@ export interface RunningGateway {
   url: string;
   /** The upstream URLs in use (the embedded sim's when none is configured). */
   upstreamUrls: string[];
+  /** The admin API and dashboard's base URL, when the admin token is set. */
+  adminUrl?: string;
   log: Logger;
   close(): Promise<void>;
 }
@@ -40,6 +44,8 @@ export interface StartOptions {
 export async function startGateway(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const { config } = loaded;
   const env = options.env ?? process.env;
+  // Checked before anything starts: a short admin token stops the start.
+  const adminToken = readAdminToken(config.admin.token_env, env);
   const log = createLogger(config.log.level, options.logDestination);
   let sim: RunningSim | undefined;
   let urls = config.upstream.urls;
@@ -100,21 +106,35 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   await listen(server, config.server.port, config.server.host);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let admin: RunningAdmin | undefined;
+  const close = async (): Promise<void> => {
+    await admin?.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    for (const plugin of plugins) await plugin.close?.();
+    await services.close();
+    await pool.close();
+    await counter.close();
+    await sim?.close();
+  };
+  if (adminToken === undefined) {
+    log.info({ admin: 'off' }, `admin API and dashboard off: set ${config.admin.token_env} (16+ characters) to run them on ${config.admin.host}:${config.admin.port}`);
+  } else {
+    // A listener that cannot start (port taken) stops the whole start, with nothing left running.
+    admin = await startAdminServer({ services, config: config.admin, token: adminToken, log }).catch(async (error: unknown) => {
+      await close();
+      throw error;
+    });
+    log.info({ url: admin.url }, 'admin API and dashboard listening');
+  }
   return {
     url: `http://${host}:${address.port}`,
     upstreamUrls: urls,
+    ...(admin !== undefined ? { adminUrl: admin.url } : {}),
     log,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      for (const plugin of plugins) await plugin.close?.();
-      await services.close();
-      await pool.close();
-      await counter.close();
-      await sim?.close();
-    },
+    close,
   };
 }
 

@@ -25,6 +25,8 @@ export class Exchange {
   /** Headers every response to this request carries, error or success (plugins add theirs). */
   readonly responseHeaders: Record<string, string>;
   readonly locals: Partial<ExchangeLocals> = {};
+  /** Fields plugins add to the request's one log line (the caller's org and key, tokens, cost). */
+  readonly logFields: Record<string, string | number> = {};
   wire: WireProfile;
   /** The parsed request body in the caller's dialect. */
   body: unknown = undefined;

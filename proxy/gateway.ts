@@ -79,7 +79,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
   } finally {
     const ms = Math.round((performance.now() - exchange.startedAt) * 100) / 100;
     const aborted = controller.signal.aborted;
-    options.log.info({ requestId: id, method: req.method, path: route.path, status: res.statusCode, ms, aborted, error: failure?.code }, 'request');
+    options.log.info({ requestId: id, method: req.method, path: route.path, status: res.statusCode, ms, aborted, error: failure?.code, ...exchange.logFields }, 'request');
   }
 }
 

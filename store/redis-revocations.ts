@@ -16,15 +16,18 @@ export class RedisRevocationBus extends LocalRevocationBus {
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private readonly channel: string;
+  private readonly log: Logger | undefined;
 
   private constructor(options: RedisRevocationOptions) {
     super();
     this.channel = `${options.prefix}keys:revoked`;
-    // Commands wait (queued) while Redis is away and ioredis reconnects; a revocation is never dropped here.
-    this.publisher = new Redis(options.url, { lazyConnect: true });
+    this.log = options.log;
+    // ioredis reconnects and resubscribes on its own; what is published while a node is cut off reaches it
+    // through its cache TTL instead.
+    this.publisher = new Redis(options.url, { lazyConnect: true, commandTimeout: 2000 });
     this.subscriber = new Redis(options.url, { lazyConnect: true });
     for (const client of [this.publisher, this.subscriber]) {
-      client.on('error', (error: Error) => options.log?.warn({ err: error.message }, 'redis: revocation channel error (reconnecting)'));
+      client.on('error', (error: Error) => this.log?.warn({ err: error.message }, 'redis: revocation channel error (reconnecting)'));
     }
     this.subscriber.on('message', (channel: string, keyId: string) => {
       if (channel === this.channel) this.deliver(keyId);
@@ -34,20 +37,36 @@ export class RedisRevocationBus extends LocalRevocationBus {
   /** Connects both clients and subscribes before returning, so no revocation after start is missed. */
   static async connect(options: RedisRevocationOptions): Promise<RedisRevocationBus> {
     const bus = new RedisRevocationBus(options);
+    // ioredis rejects connect() with "Connection is closed"; the 'error' event has the cause worth showing.
+    let cause: Error | undefined;
+    const remember = (error: Error): void => {
+      cause ??= error;
+    };
+    bus.publisher.once('error', remember);
     try {
       await Promise.all([bus.publisher.connect(), bus.subscriber.connect()]);
       await bus.subscriber.subscribe(bus.channel);
     } catch (error) {
       bus.publisher.disconnect();
       bus.subscriber.disconnect();
-      throw new Error(`redis ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`cannot reach Redis at ${options.url}: ${(cause ?? (error as Error)).message}`);
+    } finally {
+      bus.publisher.off('error', remember);
     }
     return bus;
   }
 
+  /**
+   * Never fails: the revocation is already in the store, so if Redis cannot take the message within
+   * 2 s the other nodes still drop the key when their cache entry expires (at most 5 s).
+   */
   override async publish(keyId: string): Promise<void> {
     this.deliver(keyId);
-    await this.publisher.publish(this.channel, keyId);
+    try {
+      await this.publisher.publish(this.channel, keyId);
+    } catch (error) {
+      this.log?.warn({ err: (error as Error).message, keyId }, 'redis: revocation not announced; other nodes drop the key within their auth cache TTL');
+    }
   }
 
   override async close(): Promise<void> {

@@ -54,6 +54,8 @@ export const authPlugin: PluginModule = {
         const record = isWellFormedApiKey(key) ? await lookup(hashApiKey(key)) : undefined;
         if (record === undefined || record.status !== 'active') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', 'invalid x-api-key: the key is unknown or revoked.');
         exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
+        exchange.logFields.org = record.orgId;
+        exchange.logFields.key = record.id;
         store.keys.touch(record.id);
       },
       close: unsubscribe,

@@ -59,6 +59,29 @@ t.test('/health needs no key', async (t) => {
   t.equal((await call('/health', undefined, {}, 'GET')).status, 200);
 });
 
+t.test('a key works for its own organization only, whatever organization a header names', async (t) => {
+  const acme = await store.orgs.get('acme');
+  const globex = await store.orgs.create('globex');
+  const globexKey = await store.keys.create('globex', 'theirs');
+  const orgOfRequest = (response: Response): unknown => {
+    const id = response.headers.get('x-request-id');
+    const line = stack.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry.msg === 'request' && entry.requestId === id);
+    return line?.org;
+  };
+  const pretending = { 'openai-organization': globex.id, 'anthropic-organization': globex.id };
+  const acmeCall = await call('/v1/chat/completions', hello, { authorization: `Bearer ${key}`, ...pretending });
+  t.equal(acmeCall.status, 200);
+  t.equal(orgOfRequest(acmeCall), acme.id, "acme's key is acme's, though the headers name globex");
+  const globexCall = await call('/v1/chat/completions', hello, { authorization: `Bearer ${globexKey.key}`, 'openai-organization': acme.id });
+  t.equal(orgOfRequest(globexCall), globex.id);
+
+  await store.keys.revoke(globexKey.record.id);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal((await call('/v1/chat/completions', hello, { authorization: `Bearer ${globexKey.key}` })).status, 401, "globex's revoked key");
+  t.equal((await call('/v1/chat/completions', hello, { authorization: `Bearer ${key}` })).status, 200, "acme's key is untouched");
+  t.same((await store.keys.list('acme')).map((record) => record.orgId), [acme.id], "acme's list has acme's key only");
+});
+
 t.test('the key never reaches the upstream', async (t) => {
   const response = await call('/v1/chat/completions', hello, { 'x-api-key': key });
   const id = response.headers.get('x-request-id');

@@ -1,34 +1,12 @@
-// The `gateway` CLI on a temporary data directory, run as a child process: the build (dist/, which
-// `npm test` makes first) when it is newer than the sources, else the TypeScript entry through tsx.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+// The `gateway` CLI on a temporary data directory, run as a child process (test/helpers/gateway-process.ts).
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { packageRoot } from '../../config/load.js';
+import { runGateway, type CliResult } from '../helpers/gateway-process.js';
 
-// The defaults and this data directory only: no config file or GATEWAY_* setting of the caller's, and
-// none of tap's loaders and coverage (NODE_OPTIONS), which triple a child's start-up.
-const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('NODE_') && !name.startsWith('TAP')));
 const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-cli-')), 'data');
-
-const root = packageRoot();
-const built = join(root, 'dist', 'bin', 'gateway.js');
-const newestSource = Math.max(
-  ...['bin', 'admin', 'store', 'config'].flatMap((dir) =>
-    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(root, dir, file)).mtimeMs),
-  ),
-);
-const entry = existsSync(built) && statSync(built).mtimeMs >= newestSource ? [built] : ['--import', 'tsx', join(root, 'bin', 'gateway.ts')];
-
-function gateway(...args: string[]): { code: number | null; out: string; err: string } {
-  const result = spawnSync(process.execPath, [...entry, ...args], {
-    cwd: root,
-    env: { ...environment, GATEWAY_DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  return { code: result.status, out: result.stdout, err: result.stderr };
-}
+const gateway = (...args: string[]): CliResult => runGateway({ GATEWAY_DATA_DIR: dataDir }, ...args);
 
 t.test('the CLI creates an org, adds credits, creates, lists and revokes keys', async (t) => {
   const created = gateway('orgs', 'create', 'acme', '--member', 'ada@example.com:admin', '--member', 'bob@example.com:member');
@@ -68,6 +46,19 @@ t.test('the CLI creates an org, adds credits, creates, lists and revokes keys', 
   t.match(gateway('keys', 'list', 'acme').out.split('\n')[0], /\trevoked$/);
   t.match(gateway('keys', 'revoke', id!).err, /already revoked/);
   t.match(gateway('keys', 'list', 'acme').out.split('\n')[1], /\tactive$/, 'the other key is untouched');
+});
+
+t.test('the CLI shows an org with its tier and members, and adds and removes members', async (t) => {
+  t.equal(gateway('members', 'add', 'acme', 'cy@example.com:member').code, 0);
+  t.equal(gateway('members', 'add', 'acme', 'bob@example.com:admin').code, 0, 'adding a member again changes the role');
+  t.equal(gateway('members', 'remove', 'acme', 'ada@example.com').code, 0);
+  const shown = gateway('orgs', 'show', 'acme');
+  t.equal(shown.code, 0, shown.err);
+  const [org, tier, ...members] = shown.out.trim().split('\n');
+  t.match(org, /^org_\S+\tacme\t/);
+  t.equal(tier, 'tier\tStart\t1000 requests/min\t2000000 input tokens/min\t400000 output tokens/min');
+  t.same(members, ['member\tbob@example.com\tadmin', 'member\tcy@example.com\tmember']);
+  t.match(gateway('members', 'remove', 'acme', 'ada@example.com').err, /^gateway: 'ada@example.com' is not a member of 'acme'$/m);
 });
 
 t.test('CLI errors are one line and a non-zero exit code', async (t) => {

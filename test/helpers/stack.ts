@@ -26,6 +26,8 @@ export interface StackOptions {
   sim?: SimOptions;
   /** Upstream URLs to use instead of the sim's (e.g. a closed port). */
   upstreamUrls?: string[];
+  /** More environment variables for the gateway (e.g. GATEWAY_ADMIN_TOKEN, GATEWAY_ADMIN_PORT=0). */
+  env?: Record<string, string>;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -34,7 +36,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // Dialect and proxy tests run without the default auth plugin unless their YAML names a chain.
   const yaml = options.yaml ?? '';
   writeFileSync(file, /^plugins:/m.test(yaml) ? yaml : `${yaml}\nplugins: []\n`);
-  const env = { GATEWAY_PORT: '0', GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','), GATEWAY_LOG_LEVEL: 'info' };
+  const env = { GATEWAY_PORT: '0', GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','), GATEWAY_LOG_LEVEL: 'info', ...options.env };
   const logs: string[] = [];
   const logDestination = new Writable({
     write(chunk: Buffer, _encoding, callback) {

@@ -1,0 +1,192 @@
+// The admin API under /admin/v1: organizations, members, credits, keys and usage, as JSON. `:org` is an
+// organization's id or name. The store checks what it owns (name lengths, e-mail shape, amounts); this
+// file checks types and says which field a refusal is about.
+import type { Services } from '../bin/services.js';
+import { tierFor, type Tier } from '../limits/tiers.js';
+import { formatCredits, parseCredits } from '../store/credits.js';
+import type { ApiKeyRecord } from '../store/keys.js';
+import type { Member, NewMember, Org } from '../store/orgs.js';
+import type { MemberRole } from '../store/schema.js';
+import { about, AdminError } from './errors.js';
+import { readObject } from './http.js';
+import type { Route } from './routes.js';
+import { usageByDay } from './usage.js';
+
+const ROLES: readonly MemberRole[] = ['admin', 'member'];
+const ORG = '([^/]+)';
+
+export function apiRoutes(services: Services): Route[] {
+  const store = services.store;
+  return [
+    {
+      method: 'GET',
+      path: /^\/admin\/v1\/orgs$/,
+      async handle() {
+        const orgs = await (await store()).orgs.list();
+        return { status: 200, body: { orgs: orgs.map((org) => orgBody(org)) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/admin\/v1\/orgs$/,
+      async handle({ req }) {
+        const body = await readObject(req);
+        const name = stringField(body, 'name');
+        const members = membersField(body.members);
+        const s = await store();
+        const org = await about('name', () => s.orgs.create(name, members));
+        return { status: 201, body: orgBody(org, await s.orgs.members(org.id)) };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}$`),
+      async handle({ params: [org] }) {
+        const s = await store();
+        const found = await s.orgs.get(org!);
+        return { status: 200, body: orgBody(found, await s.orgs.members(found.id)) };
+      },
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/members$`),
+      async handle({ req, params: [org] }) {
+        const member = memberOf(await readObject(req), '');
+        const s = await store();
+        await about('email', () => s.orgs.addMember(org!, member));
+        return { status: 200, body: { members: (await s.orgs.members(org!)).map(memberBody) } };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/members/([^/]+)$`),
+      async handle({ params: [org, email] }) {
+        const s = await store();
+        await s.orgs.removeMember(org!, email!);
+        return { status: 200, body: { members: (await s.orgs.members(org!)).map(memberBody) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/credits$`),
+      async handle({ req, params: [org] }) {
+        const { amount } = await readObject(req);
+        if (typeof amount !== 'string' && typeof amount !== 'number') throw new AdminError('invalid_request', "'amount' must be a number of credits, e.g. \"12.5\"", 'amount');
+        const s = await store();
+        const after = await about('amount', async () => s.orgs.addCredits(org!, parseCredits(String(amount))));
+        return { status: 200, body: orgBody(after, await s.orgs.members(after.id)) };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/keys$`),
+      async handle({ params: [org] }) {
+        const keys = await (await store()).keys.list(org!);
+        return { status: 200, body: { keys: keys.map(keyBody) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/keys$`),
+      async handle({ req, params: [org] }) {
+        const name = stringField(await readObject(req), 'name');
+        const s = await store();
+        const { key, record } = await about('name', () => s.keys.create(org!, name));
+        return { status: 201, body: { key, record: keyBody(record) } };
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/admin\/v1\/keys\/([^/]+)\/revoke$/,
+      async handle({ params: [id] }) {
+        const record = await (await store()).keys.revoke(id!);
+        // Every auth cache listening (this node's, every node's with Redis) drops the key now, not at its TTL.
+        await services.revocations.publish(record.id);
+        return { status: 200, body: keyBody(record) };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/usage$`),
+      async handle({ params: [org], query }) {
+        const days = daysParam(query.get('days'));
+        const s = await store();
+        const found = await s.orgs.get(org!);
+        return { status: 200, body: await usageByDay(s.db, found.id, days) };
+      },
+    },
+  ];
+}
+
+function orgBody(org: Org, members?: readonly Member[]) {
+  return {
+    id: org.id,
+    name: org.name,
+    balance: formatCredits(org.balanceMicros),
+    balance_micros: org.balanceMicros,
+    spent: formatCredits(org.spentMicros),
+    spent_micros: org.spentMicros,
+    tier: tierBody(tierFor(org.spentMicros)),
+    created_at: org.createdAt.toISOString(),
+    ...(members !== undefined ? { members: members.map(memberBody) } : {}),
+  };
+}
+
+function tierBody(tier: Tier) {
+  return {
+    name: tier.name,
+    requests_per_minute: tier.requestsPerMinute,
+    input_tokens_per_minute: tier.inputTokensPerMinute,
+    output_tokens_per_minute: tier.outputTokensPerMinute,
+  };
+}
+
+function memberBody(member: Member) {
+  return { email: member.email, role: member.role, created_at: member.createdAt.toISOString() };
+}
+
+function keyBody(key: ApiKeyRecord) {
+  return {
+    id: key.id,
+    org_id: key.orgId,
+    name: key.name,
+    last4: key.last4,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    status: key.status,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function stringField(body: Record<string, unknown>, field: string, prefix = ''): string {
+  const value = body[field];
+  if (typeof value !== 'string') throw new AdminError('invalid_request', `'${prefix}${field}' must be a string`, prefix + field);
+  return value;
+}
+
+function membersField(value: unknown): NewMember[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new AdminError('invalid_request', "'members' must be a list of {email, role}", 'members');
+  return value.map((item: unknown, index) => {
+    const prefix = `members[${index}].`;
+    if (typeof item !== 'object' || item === null) throw new AdminError('invalid_request', `'members[${index}]' must be an object {email, role}`, `members[${index}]`);
+    const member = memberOf(item as Record<string, unknown>, prefix);
+    // Checked here, not left to the store, so that a refusal names the member's field rather than the org's name.
+    if (!/^[^\s@]+@[^\s@]+$/.test(member.email.trim())) throw new AdminError('invalid_request', `'${member.email}' is not an e-mail address`, `${prefix}email`);
+    return member;
+  });
+}
+
+function memberOf(body: Record<string, unknown>, prefix: string): NewMember {
+  const email = stringField(body, 'email', prefix);
+  const role = body.role;
+  if (!ROLES.includes(role as MemberRole)) throw new AdminError('invalid_request', `'${prefix}role' must be one of ${ROLES.join(', ')}`, `${prefix}role`);
+  return { email, role: role as MemberRole };
+}
+
+function daysParam(text: string | null): number {
+  if (text === null) return 30;
+  const days = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
+  if (!(days >= 1 && days <= 366)) throw new AdminError('invalid_request', "'days' must be a whole number from 1 to 366", 'days');
+  return days;
+}

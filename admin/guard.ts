@@ -1,0 +1,39 @@
+// Who may call the admin API: the admin token as `Authorization: Bearer`, or a dashboard session cookie.
+// A cookie is sent by the browser on its own, so a state-changing request that relies on one must also
+// prove it comes from the dashboard: the session's CSRF token in `x-csrf-token`, and no foreign Origin.
+import type { IncomingMessage } from 'node:http';
+import { AdminError } from './errors.js';
+import { ownOrigin } from './http.js';
+import type { Session, Sessions } from './session.js';
+
+export type AdminCaller = { via: 'token' } | { via: 'session'; session: Session };
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+export function createGuard(tokenMatches: (presented: string) => boolean, sessions: Sessions) {
+  return function authenticate(req: IncomingMessage): AdminCaller {
+    const authorization = req.headers.authorization;
+    if (authorization !== undefined) {
+      const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
+      if (match === null || !tokenMatches(match[1]!)) throw new AdminError('unauthorized', 'the admin token is wrong');
+      return { via: 'token' };
+    }
+    const session = sessions.fromRequest(req);
+    if (session === undefined) throw new AdminError('unauthorized', 'send the admin token as Authorization: Bearer, or log in to the dashboard');
+    if (!SAFE_METHODS.has(req.method ?? 'GET')) checkCsrf(req, session);
+    return { via: 'session', session };
+  };
+}
+
+/** A cookie-authenticated change: the session's CSRF token, and the listener's own origin if the browser names one. */
+export function checkCsrf(req: IncomingMessage, session: Session): void {
+  checkOrigin(req);
+  const presented = req.headers['x-csrf-token'];
+  if (typeof presented !== 'string' || !session.csrfMatches(presented)) throw new AdminError('forbidden', 'missing or wrong x-csrf-token header');
+}
+
+/** An `Origin` header, when present, must be this listener's own. */
+export function checkOrigin(req: IncomingMessage): void {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== ownOrigin(req)) throw new AdminError('forbidden', `requests from origin ${origin} are not accepted`);
+}

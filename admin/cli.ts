@@ -2,7 +2,7 @@
 // to print; a wrong call is a UsageError, a refused change a StoreError, both one line.
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
-import { tierFor } from '../limits/tiers.js';
+import { tierFor, type Tier } from '../limits/tiers.js';
 import type { NewMember, Org } from '../store/orgs.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { MemberRole } from '../store/schema.js';
@@ -35,9 +35,11 @@ export interface StoreCommandOptions {
   members?: readonly string[];
   /** Where `keys revoke` announces the revocation (every gateway node hears it with Redis). */
   revocations?: RevocationBus;
+  /** The rate-limit tiers (config `limits.tiers`), for `orgs show`. */
+  tiers: readonly Tier[];
 }
 
-export async function runStoreCommand(store: Store, args: readonly string[], options: StoreCommandOptions = {}): Promise<CliOutput> {
+export async function runStoreCommand(store: Store, args: readonly string[], options: StoreCommandOptions): Promise<CliOutput> {
   const members = options.members ?? [];
   const [command, action, ...rest] = args;
   const want = (count: number, shape: string): string[] => {
@@ -61,7 +63,7 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
     case 'orgs show': {
       const [name] = want(1, 'ORG');
       const org = await store.orgs.get(name!);
-      const tier = tierFor(org.spentMicros);
+      const tier = tierFor(org.spentMicros, options.tiers);
       const members = await store.orgs.members(org.id);
       return {
         out: [

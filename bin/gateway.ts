@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { tiersOf } from '../limits/tiers.js';
 import { StoreError } from '../store/errors.js';
 import { openRevocationBus } from './services.js';
 import { startGateway } from './start-gateway.js';
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<void> {
     // Only a revocation needs the bus; with Redis it reaches running gateways at once.
     const revocations = positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;
     try {
-      const { out, err } = await runStoreCommand(store, positionals, { members: values.member ?? [], ...(revocations ? { revocations } : {}) });
+      const { out, err } = await runStoreCommand(store, positionals, { members: values.member ?? [], tiers: tiersOf(loaded.config.limits.tiers), ...(revocations ? { revocations } : {}) });
       for (const line of out) console.log(line);
       for (const line of err) console.error(line);
     } finally {

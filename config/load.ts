@@ -105,6 +105,7 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
   if (env.GATEWAY_LOG_LEVEL) assign('GATEWAY_LOG_LEVEL', ['log', 'level'], env.GATEWAY_LOG_LEVEL);
   if (env.GATEWAY_DATA_DIR) assign('GATEWAY_DATA_DIR', ['data_dir'], env.GATEWAY_DATA_DIR);
   if (env.GATEWAY_REDIS_URL) assign('GATEWAY_REDIS_URL', ['redis', 'url'], env.GATEWAY_REDIS_URL);
+  if (env.GATEWAY_SMTP_URL) assign('GATEWAY_SMTP_URL', ['mail', 'url'], env.GATEWAY_SMTP_URL);
   if (env.GATEWAY_ADMIN_HOST) assign('GATEWAY_ADMIN_HOST', ['admin', 'host'], env.GATEWAY_ADMIN_HOST);
   if (env.GATEWAY_ADMIN_PORT) assign('GATEWAY_ADMIN_PORT', ['admin', 'port'], integer('GATEWAY_ADMIN_PORT', env.GATEWAY_ADMIN_PORT));
   return set;

@@ -40,6 +40,30 @@ export interface GatewayConfig {
   redis: { url?: string; key_prefix?: string };
   /** The admin API and dashboard listener; it runs only when the token variable is set. */
   admin: { host: string; port: number; token_env: string; session_ttl_ms: number };
+  /** Rate limits: the response-header prefix, the window, and the tiers by lifetime spend (spec §8.1). */
+  limits: { header_prefix: string; window_ms: number; tiers: TierConfig[] };
+  /** Prices in credits (1 credit = $1) per million tokens, the cache multipliers, and per 1,000 searches. */
+  pricing: PricingConfig;
+  /** E-mail notices (output-token blocking); without `url` they are logged, not sent. */
+  mail: { url?: string; from: string };
+}
+
+export interface TierConfig {
+  name: string;
+  /** Lifetime spend in credits from which the tier applies. */
+  from_spend: number;
+  requests_per_minute: number;
+  input_tokens_per_minute: number;
+  output_tokens_per_minute: number;
+}
+
+export interface PricingConfig {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  cache_write_5m_multiplier: number;
+  cache_write_1h_multiplier: number;
+  cache_read_multiplier: number;
+  search_per_1000: number;
 }
 
 /** `tokenizer:`, the token counter's source (tokenizer/token-counter.ts). */

@@ -1,3 +1,5 @@
+import type { GatewayConfig } from '../config/types.js';
+import type { LimitNotifier } from '../notify/notifier.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
 import type { CanonicalEvent, JsonObject } from './canonical.js';
@@ -23,6 +25,8 @@ export interface Plugin {
 }
 
 export interface PluginContext {
+  /** The whole configuration (plugins read their sections: limits, pricing, redis, mail). */
+  readonly config: Readonly<GatewayConfig>;
   /** The public model id the gateway serves. */
   readonly modelId: string;
   /** The data directory (config `data_dir`), resolved: where the store lives. */
@@ -33,6 +37,8 @@ export interface PluginContext {
   store(): Promise<Store>;
   /** Where key revocations are announced (to every node, with Redis). */
   readonly revocations: RevocationBus;
+  /** Tells an organization's members that output tokens block it (e-mail, at most hourly). */
+  readonly notifier: LimitNotifier;
 }
 
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */

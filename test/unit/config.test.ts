@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { loadPlugins } from '../../config/plugins.js';
+import { LogNotifier } from '../../notify/log-notifier.js';
 import { LocalRevocationBus } from '../../store/revocations.js';
 import type { PluginModule } from '../../proxy/plugin.js';
 
@@ -25,7 +26,14 @@ function configError(action: () => unknown): string {
 }
 
 // These plugins never open the store.
-const context = { modelId: 'm', dataDir: dir, store: () => Promise.reject(new Error('no store in these tests')), revocations: new LocalRevocationBus() };
+const context = {
+  config: loadConfig(undefined, {}).config,
+  modelId: 'm',
+  dataDir: dir,
+  store: () => Promise.reject(new Error('no store in these tests')),
+  revocations: new LocalRevocationBus(),
+  notifier: new LogNotifier(undefined),
+};
 
 t.test('the embedded defaults load and validate on their own', async (t) => {
   const { config } = loadConfig(undefined, {});

@@ -1,5 +1,7 @@
 // What the gateway's parts share in one process: the store (opened on first use, so a gateway without
-// auth never loads SQLite) and the revocation bus (over Redis when `redis.url` is set).
+// auth never loads SQLite), the revocation bus (over Redis when `redis.url` is set), one Redis client
+// for shared counters, and the notifier.
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -10,6 +12,8 @@ import type { Store } from '../store/store.js';
 
 export interface Services {
   store(): Promise<Store>;
+  /** One shared Redis client (auto-pipelined) when `redis.url` is set, else undefined; connected on first call. */
+  redis(): Redis | undefined;
   readonly revocations: RevocationBus;
   readonly notifier: LimitNotifier;
   close(): Promise<void>;
@@ -19,7 +23,16 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
   const revocations = await openRevocationBus(config, log);
   const notifier = new LogNotifier(log);
   let opened: Promise<Store> | undefined;
+  let client: Redis | undefined;
   return {
+    redis() {
+      if (config.redis.url === undefined) return undefined;
+      if (client === undefined) {
+        client = new Redis(config.redis.url, { enableAutoPipelining: true });
+        client.on('error', (error: Error) => log?.warn({ err: error.message }, 'redis: error (reconnecting)'));
+      }
+      return client;
+    },
     revocations,
     notifier,
     store() {
@@ -29,6 +42,7 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
     async close() {
       await notifier.close();
       await revocations.close();
+      await client?.quit().catch(() => undefined);
       if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
     },
   };

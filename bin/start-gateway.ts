@@ -79,7 +79,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const dataDir = dataDirOf(loaded);
   const services = await openServices(config, dataDir, log);
-  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, notifier: services.notifier });
+  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier });
   const terminal = createChatCall(pool, {
     modelId: config.model.id,
     servedModel: config.model.upstream_name,

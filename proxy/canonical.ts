@@ -43,7 +43,12 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
+  /**
+   * `cached_tokens`: prompt tokens read from a cache (included in prompt_tokens, as OpenAI counts them).
+   * `cache_creation`: prompt tokens written to the gateway's prompt cache by this request, per TTL
+   * (gateway-side, from `cache_control` marks; also included in prompt_tokens).
+   */
+  prompt_tokens_details?: { cached_tokens?: number; cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } } | null;
 }
 
 /** A tool-call fragment in a streamed delta, keyed on `index` as the upstream streams it. */

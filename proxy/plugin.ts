@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { RevocationBus } from '../store/revocations.js';
@@ -37,6 +38,8 @@ export interface PluginContext {
   store(): Promise<Store>;
   /** Where key revocations are announced (to every node, with Redis). */
   readonly revocations: RevocationBus;
+  /** The shared Redis client when `redis.url` is set (rate-limit counters), else undefined. */
+  redis(): Redis | undefined;
   /** Tells an organization's members that output tokens block it (e-mail, at most hourly). */
   readonly notifier: LimitNotifier;
 }

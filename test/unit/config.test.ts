@@ -32,6 +32,7 @@ const context = {
   dataDir: dir,
   store: () => Promise.reject(new Error('no store in these tests')),
   revocations: new LocalRevocationBus(),
+  redis: () => undefined,
   notifier: new LogNotifier(undefined),
 };
 

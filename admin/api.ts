@@ -15,7 +15,9 @@ import { usageByDay } from './usage.js';
 const ROLES: readonly MemberRole[] = ['admin', 'member'];
 const ORG = '([^/]+)';
 
-export function apiRoutes(services: Services): Route[] {
+/** The routes; `tiers` is the rate-limit tier table (config `limits.tiers`) an org's spend is placed in. */
+export function apiRoutes(services: Services, tiers: readonly Tier[]): Route[] {
+  const orgBody = (org: Org, members?: readonly Member[]) => orgJson(org, tierFor(org.spentMicros, tiers), members);
   const store = services.store;
   return [
     {
@@ -118,7 +120,7 @@ export function apiRoutes(services: Services): Route[] {
   ];
 }
 
-function orgBody(org: Org, members?: readonly Member[]) {
+function orgJson(org: Org, tier: Tier, members?: readonly Member[]) {
   return {
     id: org.id,
     name: org.name,
@@ -126,7 +128,7 @@ function orgBody(org: Org, members?: readonly Member[]) {
     balance_micros: org.balanceMicros,
     spent: formatCredits(org.spentMicros),
     spent_micros: org.spentMicros,
-    tier: tierBody(tierFor(org.spentMicros)),
+    tier: tierBody(tier),
     created_at: org.createdAt.toISOString(),
     ...(members !== undefined ? { members: members.map(memberBody) } : {}),
   };

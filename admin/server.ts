@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Services } from '../bin/services.js';
 import type { GatewayConfig } from '../config/types.js';
+import type { Tier } from '../limits/tiers.js';
 import { apiRoutes } from './api.js';
 import { loadDashboard } from './dashboard.js';
 import { AdminError, asAdminError } from './errors.js';
@@ -21,6 +22,8 @@ export interface AdminServerOptions {
   config: GatewayConfig['admin'];
   /** The admin token (readAdminToken: at least 16 characters). */
   token: string;
+  /** The rate-limit tiers (config `limits.tiers`), to show each org's. */
+  tiers: readonly Tier[];
   log: Logger;
 }
 
@@ -35,7 +38,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Run
   const tokenMatches = secretMatcher(options.token);
   const sessions = new Sessions(options.config.session_ttl_ms);
   const authenticate = createGuard(tokenMatches, sessions);
-  const api = apiRoutes(options.services);
+  const api = apiRoutes(options.services, options.tiers);
   const session = sessionRoutes(tokenMatches, sessions);
   const files = loadDashboard();
 

@@ -6,6 +6,7 @@ import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadPlugins } from '../config/plugins.js';
+import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
 import { builtinPlugins } from '../plugins/index.js';
 import { createChatDialect } from '../plugins/translate/chat/index.js';
@@ -79,7 +80,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const dataDir = dataDirOf(loaded);
   const services = await openServices(config, dataDir, log);
-  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier });
+  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier, countTokens: (request, signal) => counter.count(request, signal) });
   const terminal = createChatCall(pool, {
     modelId: config.model.id,
     servedModel: config.model.upstream_name,
@@ -123,7 +124,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log.info({ admin: 'off' }, `admin API and dashboard off: set ${config.admin.token_env} (16+ characters) to run them on ${config.admin.host}:${config.admin.port}`);
   } else {
     // A listener that cannot start (port taken) stops the whole start, with nothing left running.
-    admin = await startAdminServer({ services, config: config.admin, token: adminToken, log }).catch(async (error: unknown) => {
+    admin = await startAdminServer({ services, config: config.admin, token: adminToken, tiers: tiersOf(config.limits.tiers), log }).catch(async (error: unknown) => {
       await close();
       throw error;
     });

@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
-import type { CanonicalEvent, JsonObject } from './canonical.js';
+import type { CanonicalEvent, ChatRequest, JsonObject } from './canonical.js';
 import type { Exchange } from './exchange.js';
 
 /** The response side of the chain: canonical events, produced lazily as the upstream sends them. */
@@ -42,6 +42,8 @@ export interface PluginContext {
   redis(): Redis | undefined;
   /** Tells an organization's members that output tokens block it (e-mail, at most hourly). */
   readonly notifier: LimitNotifier;
+  /** The gateway's token counter (the one count_tokens uses): a canonical request's prompt tokens, exactly as the upstream will count them. */
+  countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
 }
 
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */

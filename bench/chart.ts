@@ -5,6 +5,8 @@ import type { TtfbResult } from './ttfb.js';
 interface Group {
   label: string;
   values: Array<number | undefined>;
+  /** Drawn on top of the value's bar, in STACK_COLOR: another process's share of the same requests (redis-server). */
+  stacked?: Array<number | undefined>;
   /** Targets for the gateway's bars, each drawn as a line across the group (dash pattern as in SVG's stroke-dasharray). */
   limits: Array<{ value: number; dash: string }>;
 }
@@ -15,8 +17,11 @@ interface Panel {
   format: (value: number) => string;
 }
 
-const COLORS = ['#8c8c8c', '#4e79a7', '#59a14f', '#e15759', '#f28e2b', '#b07aa1'];
+const COLORS = ['#8c8c8c', '#4e79a7', '#59a14f', '#e15759', '#f28e2b', '#b07aa1', '#76b7b2', '#9c755f'];
+const STACK_COLOR = '#edc948';
 const WIDTH = 960;
+const LEGEND_ITEM_WIDTH = 150;
+const LEGEND_ROW_HEIGHT = 20;
 const PANEL_HEIGHT = 300;
 const MARGIN = { left: 60, right: 20, top: 40, bottom: 40 };
 
@@ -27,7 +32,8 @@ export function chartSvg(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[
       const bare = rowFor(rows, 'http-proxy-3', scenario);
       const limits = bare === undefined ? [] : [{ value: bare.cpuUsPerRequest * CPU_RATIO_LIMIT, dash: '5,4' }];
       if (bare !== undefined && bare.cpuUsPerChunk !== null && targets.includes('gateway-messages')) limits.push({ value: bare.cpuUsPerRequest * MESSAGES_STREAM_CPU_LIMIT, dash: '2,3' });
-      return { label: scenario, values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest), limits };
+      const stacked = targets.map((target) => rowFor(rows, target, scenario)?.redisCpuUsPerRequest ?? undefined);
+      return { label: scenario, values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest), stacked, limits };
     }),
     format: (value) => value.toFixed(0),
   };
@@ -42,13 +48,17 @@ export function chartSvg(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[
     format: (value) => value.toFixed(2),
   };
   const legendY = 2 * PANEL_HEIGHT + 20;
-  const legend = targets
-    .map((target, index) => {
-      const x = MARGIN.left + index * 145;
-      return `<rect x="${x}" y="${legendY}" width="14" height="14" fill="${COLORS[index % COLORS.length]}"/><text x="${x + 20}" y="${legendY + 12}">${escape(target)}</text>`;
+  const hasStack = cpu.groups.some((group) => group.stacked?.some((value) => value !== undefined && Number.isFinite(value)));
+  const entries = [...targets.map((target, index) => ({ label: target, color: COLORS[index % COLORS.length]! })), ...(hasStack ? [{ label: 'its redis-server (stacked)', color: STACK_COLOR }] : [])];
+  const perRow = Math.max(1, Math.floor((WIDTH - MARGIN.left - MARGIN.right) / LEGEND_ITEM_WIDTH));
+  const legend = entries
+    .map((entry, index) => {
+      const x = MARGIN.left + (index % perRow) * LEGEND_ITEM_WIDTH;
+      const y = legendY + Math.floor(index / perRow) * LEGEND_ROW_HEIGHT;
+      return `<rect x="${x}" y="${y}" width="14" height="14" fill="${entry.color}"/><text x="${x + 20}" y="${y + 12}">${escape(entry.label)}</text>`;
     })
     .join('');
-  const height = legendY + 50;
+  const height = legendY + Math.ceil(entries.length / perRow) * LEGEND_ROW_HEIGHT + 30;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
@@ -65,7 +75,8 @@ function panelSvg(panel: Panel, top: number): string {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const baseY = top + MARGIN.top + plotHeight;
-  const max = Math.max(1e-9, ...panel.groups.flatMap((group) => [...group.values, ...group.limits.map((limit) => limit.value)].filter((value): value is number => value !== undefined && Number.isFinite(value))));
+  const tops = (group: Group): Array<number | undefined> => group.values.map((value, index) => (value === undefined ? undefined : value + finiteOrZero(group.stacked?.[index])));
+  const max = Math.max(1e-9, ...panel.groups.flatMap((group) => [...tops(group), ...group.limits.map((limit) => limit.value)].filter((value): value is number => value !== undefined && Number.isFinite(value))));
   const groupWidth = plotWidth / Math.max(1, panel.groups.length);
   const parts = [
     `<text x="${MARGIN.left}" y="${top + 24}" font-size="14" font-weight="bold">${escape(panel.title)}</text>`,
@@ -77,9 +88,11 @@ function panelSvg(panel: Panel, top: number): string {
     group.values.forEach((value, index) => {
       if (value === undefined || !Number.isFinite(value)) return;
       const barHeight = (value / max) * plotHeight;
+      const stackHeight = (finiteOrZero(group.stacked?.[index]) / max) * plotHeight;
       const x = groupX + index * barWidth;
       parts.push(`<rect x="${x.toFixed(1)}" y="${(baseY - barHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${COLORS[index % COLORS.length]}"/>`);
-      parts.push(`<text x="${(x + barWidth * 0.45).toFixed(1)}" y="${(baseY - barHeight - 4).toFixed(1)}" text-anchor="middle">${escape(panel.format(value))}</text>`);
+      if (stackHeight > 0) parts.push(`<rect x="${x.toFixed(1)}" y="${(baseY - barHeight - stackHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${stackHeight.toFixed(1)}" fill="${STACK_COLOR}"/>`);
+      parts.push(`<text x="${(x + barWidth * 0.45).toFixed(1)}" y="${(baseY - barHeight - stackHeight - 4).toFixed(1)}" text-anchor="middle"${barWidth < 36 ? ' font-size="9"' : ''}>${escape(panel.format(value))}</text>`);
     });
     for (const limit of group.limits) {
       if (!Number.isFinite(limit.value)) continue;
@@ -89,6 +102,10 @@ function panelSvg(panel: Panel, top: number): string {
     parts.push(`<text x="${(groupX + groupWidth * 0.4).toFixed(1)}" y="${baseY + 18}" text-anchor="middle" font-weight="bold">${escape(group.label)}</text>`);
   });
   return parts.join('\n');
+}
+
+function finiteOrZero(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) ? value : 0;
 }
 
 function escape(text: string): string {

@@ -1,5 +1,6 @@
 // One cell of the matrix: autocannon against one target for one scenario, with the target's CPU time around it.
 // The gateway's three targets share one process; their cells never overlap, so each cell's CPU time is its own.
+// gateway-full-redis also has its redis-server's CPU time read around the cell.
 import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { otherPercent, readCpuTotals, stealPercent } from './machine.js';
@@ -29,6 +30,8 @@ export interface CellResult {
   cpuMs: number;
   /** CPU time of the sim over the run, milliseconds (the upstream's share; equal to cpuMs for `direct`). */
   simCpuMs: number;
+  /** CPU time of the target's redis-server over the run, milliseconds; null for a target without one. */
+  redisCpuMs: number | null;
   cpuUsPerRequest: number;
   /** Per streamed content chunk; null for a non-streamed scenario. */
   cpuUsPerChunk: number | null;
@@ -46,6 +49,7 @@ const SETTLE_MS = 150;
 export async function runCell(target: Target, sim: ServerProcess, scenario: Scenario, options: LoadOptions, repeat: number, servers: readonly ServerProcess[]): Promise<CellResult> {
   const cpuBefore = target.server.cpuMs();
   const simBefore = sim.cpuMs();
+  const redisBefore = target.redis?.cpuMs();
   const ownBefore = ownCpuMs(servers);
   const machineBefore = readCpuTotals();
   const result = await load(target, scenario, options);
@@ -54,6 +58,7 @@ export async function runCell(target: Target, sim: ServerProcess, scenario: Scen
   const ownMs = ownCpuMs(servers) - ownBefore;
   const cpuMs = target.server.cpuMs() - cpuBefore;
   const simCpuMs = sim.cpuMs() - simBefore;
+  const redisCpuMs = target.redis === undefined || redisBefore === undefined ? null : target.redis.cpuMs() - redisBefore;
   const steal = stealPercent(machineBefore, machineAfter);
   const requests = result['2xx'];
   const perRequest = requests > 0 ? (cpuMs * 1000) / requests : Number.NaN;
@@ -70,6 +75,7 @@ export async function runCell(target: Target, sim: ServerProcess, scenario: Scen
     timeouts: result.timeouts,
     cpuMs,
     simCpuMs,
+    redisCpuMs,
     cpuUsPerRequest: perRequest,
     cpuUsPerChunk: scenario.chunks > 0 ? perRequest / scenario.chunks : null,
     rssMb: target.server.rssMb(),
@@ -93,7 +99,7 @@ function load(target: Target, scenario: Scenario, options: LoadOptions): Promise
   return autocannon({
     url: targetUrl(target),
     method: 'POST',
-    headers: requestHeaders(scenario),
+    headers: requestHeaders(scenario, target.headers),
     body: requestBody(target.dialect, scenario, target.model),
     connections: options.connections,
     pipelining: 1,

@@ -7,7 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface ServerSpec {
   /** A short name for messages. */
   name: string;
-  /** The script and its arguments, run with this node. */
+  /** The program to run; this node by default. */
+  command?: string;
+  /** The script and its arguments, run with this node (or the program's arguments, with `command`). */
   args: string[];
   env?: NodeJS.ProcessEnv;
   port: number;
@@ -36,15 +38,26 @@ export const CLOCK_TICKS = readClockTicks();
 /** Starts a server and waits until its port accepts connections. */
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const out = spec.stdoutFile === undefined ? 'ignore' : openSync(spec.stdoutFile, 'a');
-  const child = spawn(process.execPath, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', out, 'pipe'] });
+  const command = spec.command ?? process.execPath;
+  const child = spawn(command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', out, 'pipe'] });
   if (typeof out === 'number') closeSync(out);
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (text: string) => {
     stderr = (stderr + text).slice(-4000);
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A program that cannot be spawned (not installed) emits 'error' and never 'exit'.
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', (error) => {
+      stderr += `\n${error.message}`;
+      resolve(null);
+    });
+  });
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`${spec.name}: could not start (${spec.args.join(' ')})`);
+  if (pid === undefined) {
+    await exited;
+    throw new Error(`${spec.name}: could not start ${command} ${spec.args.join(' ')}:${stderr}`);
+  }
   const server: ServerProcess = {
     name: spec.name,
     pid,

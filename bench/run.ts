@@ -1,6 +1,7 @@
-// `npm run bench`: starts the sim, two bare pass-throughs and the gateway, measures them side by side with
-// interleaved repeats (the gateway on each of its dialects' paths), prints the tables and writes
-// bench/results/latest.json and latest.svg.
+// `npm run bench`: starts the sim, two bare pass-throughs and the gateways (plain, and with the full plugin chain, its
+// rate-limit counters in process or in a redis-server), measures them side by side with interleaved repeats (the plain
+// gateway on each of its dialects' paths), prints the tables and writes bench/results/latest.json and latest.svg.
+// BENCH_TARGETS runs a subset.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,7 @@ import { rotate } from './rotate.js';
 import { DIALECT_PATHS, SCENARIOS } from './scenarios.js';
 import { judge, summarize, unjudgedRatios, upstreamLegChoice } from './summary.js';
 import { matrixTable, ratioTable, ttfbTable, verdictLines } from './table.js';
-import { startTargets, TARGET_ABOUT, targetUrl } from './targets.js';
+import { FULL_CHAIN_PLUGINS, selectTargets, startTargets, TARGET_ABOUT, targetUrl, type TargetName } from './targets.js';
 import { measureTtfb, TTFB_SCENARIO, type TtfbResult } from './ttfb.js';
 import { verifyTarget, type Check } from './verify.js';
 
@@ -26,6 +27,10 @@ interface BenchOptions extends LoadOptions {
   warmUpS: number;
   ttfbSamples: number;
   gatewayLog: string | undefined;
+  /** BENCH_TARGETS: the targets to run (direct always). */
+  targets: TargetName[];
+  /** BENCH_FULL_CHAIN: the full-chain gateways' plugins, in order. */
+  fullChain: string[];
 }
 
 function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
@@ -41,6 +46,8 @@ function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     warmUpS: whole('BENCH_WARMUP', 1),
     ttfbSamples: whole('BENCH_TTFB_SAMPLES', 400),
     gatewayLog: env.BENCH_GATEWAY_LOG || undefined,
+    targets: [...selectTargets(env.BENCH_TARGETS)],
+    fullChain: env.BENCH_FULL_CHAIN ? env.BENCH_FULL_CHAIN.split(',').map((name) => name.trim()).filter(Boolean) : [...FULL_CHAIN_PLUGINS],
   };
 }
 
@@ -48,11 +55,11 @@ async function main(): Promise<void> {
   const options = readOptions(process.env);
   const started = Date.now();
   const log = (text: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}`);
-  const { sim, list: targets, notes } = await startTargets(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {});
-  log(`started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}`).join(', ')}`);
+  const { sim, list: targets, processes: servers, notes } = await startTargets({ only: new Set(options.targets), fullChain: options.fullChain, ...(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {}) });
+  log(`started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}${target.redis !== undefined ? ` (redis-server pid ${target.redis.pid})` : ''}`).join(', ')}`);
+  if (!targets.some((target) => target.name === 'http-proxy-3')) notes.push('http-proxy-3 not run (BENCH_TARGETS): no CPU ratio and no CPU verdict');
   for (const note of notes) log(`NOTE ${note}`);
   const chatTargets = targets.filter((target) => target.dialect === 'chat');
-  const servers = chatTargets.map((target) => target.server);
 
   const checks: Check[] = [];
   for (const target of targets) for (const scenario of SCENARIOS) checks.push(await verifyTarget(target, scenario));
@@ -69,7 +76,7 @@ async function main(): Promise<void> {
         const cell = await runCell(target, sim, scenario, options, repeat, servers);
         cells.push(cell);
         const failures = cell.errors + cell.non2xx + cell.timeouts;
-        log(`repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(17)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%  other ${cell.otherPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`);
+        log(`repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(18)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%  other ${cell.otherPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`);
       }
     }
   }
@@ -79,7 +86,7 @@ async function main(): Promise<void> {
     ttfb.push(...(await measureTtfb(chatTargets, { concurrency, samples: options.ttfbSamples, rounds: 8 })));
     log(`time to first byte measured at concurrency ${concurrency}`);
   }
-  const rssAtEnd = Object.fromEntries(chatTargets.map((target) => [target.name, target.server.rssMb()]));
+  const rssAtEnd = Object.fromEntries(servers.map((server) => [server.name, server.rssMb()]));
 
   const scenarioNames = SCENARIOS.map((scenario) => scenario.name);
   const targetNames = targets.map((target) => target.name);
@@ -111,7 +118,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine,
     options: { ...options, ttfbConcurrencies: TTFB_CONCURRENCIES },
-    targets: targets.map((target) => ({ name: target.name, about: TARGET_ABOUT[target.name], model: target.model, dialect: target.dialect, path: DIALECT_PATHS[target.dialect], pid: target.server.pid })),
+    targets: targets.map((target) => ({ name: target.name, about: TARGET_ABOUT[target.name], model: target.model, dialect: target.dialect, path: DIALECT_PATHS[target.dialect], pid: target.server.pid, ...(target.redis !== undefined ? { redisPid: target.redis.pid } : {}) })),
     skipped: notes,
     scenarios: SCENARIOS,
     ttfbScenario: TTFB_SCENARIO,

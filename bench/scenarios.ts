@@ -49,8 +49,9 @@ export function requestBody(dialect: Dialect, scenario: Scenario, model: string,
   }
 }
 
-export function requestHeaders(scenario: Scenario): Record<string, string> {
-  return { 'content-type': 'application/json', accept: scenario.stream ? 'text/event-stream' : 'application/json', ...scenario.simHeaders };
+/** The scenario's headers, then the target's own (`extra`: the full chain's API key). */
+export function requestHeaders(scenario: Scenario, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return { 'content-type': 'application/json', accept: scenario.stream ? 'text/event-stream' : 'application/json', ...scenario.simHeaders, ...extra };
 }
 
 export function scenarioNamed(name: ScenarioName): Scenario {

@@ -15,6 +15,8 @@ export interface SummaryRow {
   /** The highest resident memory seen after a repeat. */
   rssMb: number;
   simCpuUsPerRequest: number;
+  /** The CPU per request of the target's redis-server (gateway-full-redis), median over the repeats; null without one. */
+  redisCpuUsPerRequest: number | null;
   /** The highest steal (percent of the machine's CPU time taken by the hypervisor) seen in a repeat. */
   maxStealPct: number;
   /** The highest share of the machine's CPU time used by processes outside the bench seen in a repeat. */
@@ -41,6 +43,12 @@ export const MESSAGES_STREAM_CPU_LIMIT = 2;
 export const MESSAGES_PACED_CHUNK_LIMIT = 1.3;
 /** The scenario whose CPU per chunk the message dialect's chunk target is judged on. */
 const PACED_SCENARIO = 'stream-paced';
+/** The full chain's issue (auth + validation + rate limit + metering): CPU per request at most this many times http-proxy-3's, chat path. */
+export const FULL_CHAIN_CPU_LIMIT = 1.5;
+/** The full-chain targets, judged against FULL_CHAIN_CPU_LIMIT in every scenario. */
+export const FULL_CHAIN_TARGETS = ['gateway-full', 'gateway-full-redis'];
+/** The full chain's target is set on this scenario; the others are reported beside it. */
+const FULL_CHAIN_PRIMARY = 'nonstream';
 
 export function summarize(cells: readonly CellResult[]): SummaryRow[] {
   const groups = new Map<string, CellResult[]>();
@@ -62,6 +70,7 @@ export function summarize(cells: readonly CellResult[]): SummaryRow[] {
       cpuUsPerChunk: first.cpuUsPerChunk === null ? null : pick((cell) => cell.cpuUsPerChunk ?? Number.NaN),
       rssMb: Math.max(...group.map((cell) => cell.rssMb)),
       simCpuUsPerRequest: pick((cell) => (cell.requests > 0 ? (cell.simCpuMs * 1000) / cell.requests : Number.NaN)),
+      redisCpuUsPerRequest: first.redisCpuMs === null ? null : pick((cell) => (cell.requests > 0 && cell.redisCpuMs !== null ? (cell.redisCpuMs * 1000) / cell.requests : Number.NaN)),
       maxStealPct: Math.max(...group.map((cell) => cell.stealPct)),
       maxOtherPct: Math.max(...group.map((cell) => cell.otherPct)),
       errors: sum(group.map((cell) => cell.errors)),
@@ -77,7 +86,9 @@ export function rowFor(rows: readonly SummaryRow[], target: string, scenario: st
 
 /**
  * The chat path: one CPU verdict per scenario. The message path: CPU per request on each streamed scenario, and CPU
- * per chunk on stream-paced. Then one verdict per concurrency for the added time to first byte (chat path).
+ * per chunk on stream-paced. The full chain (gateway-full, gateway-full-redis): one CPU verdict per scenario, with the
+ * ratio to the plain gateway and redis-server's share beside it. Then one verdict per concurrency for the added time
+ * to first byte (chat path).
  * Every CPU ratio is against the bare http-proxy-3's chat row of the same scenario.
  */
 export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[]): Verdict[] {
@@ -113,6 +124,21 @@ export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], 
       measured: `${pacedMessages.cpuUsPerChunk.toFixed(2)} / ${pacedBare.cpuUsPerChunk.toFixed(2)} us = ${ratio.toFixed(2)}x`,
       pass: ratio <= MESSAGES_PACED_CHUNK_LIMIT,
     });
+  }
+  for (const target of FULL_CHAIN_TARGETS) {
+    for (const scenario of scenarios) {
+      const full = rowFor(rows, target, scenario);
+      const bare = rowFor(rows, 'http-proxy-3', scenario);
+      if (full === undefined || bare === undefined) continue;
+      const ratio = full.cpuUsPerRequest / bare.cpuUsPerRequest;
+      const plain = rowFor(rows, 'gateway', scenario);
+      const redis = full.redisCpuUsPerRequest === null ? '' : `; redis-server +${full.redisCpuUsPerRequest.toFixed(0)} us/req, together ${((full.cpuUsPerRequest + full.redisCpuUsPerRequest) / bare.cpuUsPerRequest).toFixed(2)}x`;
+      verdicts.push({
+        goal: `${scenario}${scenario === FULL_CHAIN_PRIMARY ? ' (primary)' : ''}: ${target} (full chain) CPU/request <= ${FULL_CHAIN_CPU_LIMIT}x bare http-proxy-3`,
+        measured: `${full.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x${plain === undefined ? '' : ` (${(full.cpuUsPerRequest / plain.cpuUsPerRequest).toFixed(2)}x plain gateway)`}${redis}`,
+        pass: ratio <= FULL_CHAIN_CPU_LIMIT,
+      });
+    }
   }
   for (const result of ttfb.filter((entry) => entry.target === 'gateway')) {
     verdicts.push({

@@ -5,28 +5,29 @@ import type { TtfbResult } from './ttfb.js';
 type Cell = string | number | null;
 
 export function matrixTable(rows: readonly SummaryRow[], scenarios: readonly string[], targets: readonly string[]): string {
-  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'CPU us/chunk', 'RSS MB', 'sim us/req', 'steal %', 'other %', 'errors'];
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'CPU us/chunk', 'RSS MB', 'sim us/req', 'redis us/req', 'steal %', 'other %', 'errors'];
   const body: Cell[][] = [];
   for (const scenario of scenarios) {
     for (const target of targets) {
       const row = rowFor(rows, target, scenario);
       if (row === undefined) continue;
       const failures = row.errors + row.non2xx + row.timeouts;
-      body.push([scenario, target, row.rps.toFixed(0), row.p50Ms, row.p99Ms, row.cpuUsPerRequest.toFixed(1), row.cpuUsPerChunk?.toFixed(2) ?? '-', row.rssMb.toFixed(0), row.simCpuUsPerRequest.toFixed(1), row.maxStealPct.toFixed(0), row.maxOtherPct.toFixed(0), failures]);
+      body.push([scenario, target, row.rps.toFixed(0), row.p50Ms, row.p99Ms, row.cpuUsPerRequest.toFixed(1), row.cpuUsPerChunk?.toFixed(2) ?? '-', row.rssMb.toFixed(0), row.simCpuUsPerRequest.toFixed(1), row.redisCpuUsPerRequest?.toFixed(1) ?? '-', row.maxStealPct.toFixed(0), row.maxOtherPct.toFixed(0), failures]);
     }
   }
   return layout(header, body);
 }
 
 /** Targets compared in the ratio table, each against the bare pass-throughs (and the gateway's paths against its chat path). */
-const COMPARED = ['undici', 'gateway', 'gateway-messages', 'gateway-responses'];
+const COMPARED = ['undici', 'gateway', 'gateway-messages', 'gateway-responses', 'gateway-full', 'gateway-full-redis'];
 
 /**
  * Each proxy against the bare pass-throughs' chat rows of the same scenario: CPU per request and throughput, as
- * ratios; the gateway's other paths also against its own chat path (what the dialect's translation costs).
+ * ratios; the gateway's other paths and the full chain also against the plain gateway's chat path (what the dialect's
+ * translation, or the plugins, cost); with a redis-server, the gateway's and the redis-server's CPU together.
  */
 export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly string[]): string {
-  const header = ['scenario', 'target', 'CPU / http-proxy-3', 'CPU / undici', 'CPU / gateway chat', 'req/s / http-proxy-3'];
+  const header = ['scenario', 'target', 'CPU / http-proxy-3', 'CPU / undici', 'CPU / gateway chat', 'CPU+redis / http-proxy-3', 'req/s / http-proxy-3'];
   const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? '-' : `${(a / b).toFixed(2)}x`);
   const body: Cell[][] = [];
   for (const scenario of scenarios) {
@@ -42,6 +43,7 @@ export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly stri
         ratio(row.cpuUsPerRequest, proxy?.cpuUsPerRequest),
         target === 'undici' ? '-' : ratio(row.cpuUsPerRequest, undici?.cpuUsPerRequest),
         target.startsWith('gateway-') ? ratio(row.cpuUsPerRequest, gateway?.cpuUsPerRequest) : '-',
+        row.redisCpuUsPerRequest === null ? '-' : ratio(row.cpuUsPerRequest + row.redisCpuUsPerRequest, proxy?.cpuUsPerRequest),
         ratio(row.rps, proxy?.rps),
       ]);
     }

@@ -1,14 +1,28 @@
-// The servers the load is sent to, each its own process: the sim itself, two bare proxies and the gateway. The gateway
-// is three targets: one process, one path per dialect (chat completions, messages, responses).
+// The servers the load is sent to, each its own process: the sim itself, two bare proxies and three gateways. The plain
+// gateway (no plugins) is three targets: one process, one path per dialect (chat completions, messages, responses).
+// The full-chain gateways (auth, rate limit, metering; in-process counters, or Redis's) are one process each, chat path.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { openStore } from '../store/store.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
+import { redisServerVersion, startRedis, type BenchRedis } from './redis.js';
 import { DIALECT_PATHS, requestBody, requestHeaders, scenarioNamed, SIM_HEADER_NAMES, type Dialect } from './scenarios.js';
 
-export type TargetName = 'direct' | 'http-proxy-3' | 'undici' | 'gateway' | 'gateway-messages' | 'gateway-responses';
+export type TargetName =
+  | 'direct'
+  | 'http-proxy-3'
+  | 'undici'
+  | 'gateway'
+  | 'gateway-messages'
+  | 'gateway-responses'
+  | 'gateway-full'
+  | 'gateway-full-redis';
+
+/** Every target, in the order of the report. */
+export const TARGET_NAMES: readonly TargetName[] = ['direct', 'http-proxy-3', 'undici', 'gateway', 'gateway-messages', 'gateway-responses', 'gateway-full', 'gateway-full-redis'];
 
 export interface Target {
   name: TargetName;
@@ -16,14 +30,24 @@ export interface Target {
   model: string;
   /** The dialect of the requests, hence their path and body; only the gateway speaks more than `chat`. */
   dialect: Dialect;
-  /** The process whose CPU and memory are measured (for `direct`, the sim itself; the three gateway targets share one). */
+  /** The process whose CPU and memory are measured (for `direct`, the sim itself; the three plain gateway targets share one). */
   server: ServerProcess;
+  /** Headers of this target's own, over the scenario's (the full chain's API key). */
+  headers?: Readonly<Record<string, string>>;
+  /** A process the target's work also runs in, measured beside it (gateway-full-redis: redis-server). */
+  redis?: ServerProcess;
+  /** The full chain's data directory (its store), to check the metering in. */
+  dataDir?: string;
+  /** The full chain's plugins, in order. */
+  chain?: readonly string[];
 }
 
 export interface Targets {
   sim: ServerProcess;
   list: Target[];
-  /** Why a target was left out (its path not served yet), to print. */
+  /** Every process the bench started (each once): their CPU time is the bench's own, not another process's. */
+  processes: ServerProcess[];
+  /** Why a target was left out (its path not served yet, redis-server missing), to print. */
   notes: string[];
 }
 
@@ -31,9 +55,11 @@ export const TARGET_ABOUT: Record<TargetName, string> = {
   direct: 'the sim itself, no proxy (its CPU is the sim\'s)',
   'http-proxy-3': 'bare http-proxy-3 pass-through (bench/bare-http-proxy.ts)',
   undici: 'bare undici Pool pass-through (bench/bare-undici.ts)',
-  gateway: 'the gateway, chat path (POST /v1/chat/completions), log level info',
+  gateway: 'the gateway, chat path (POST /v1/chat/completions), no plugins, log level info',
   'gateway-messages': 'the same gateway process, message dialect (POST /v1/messages)',
   'gateway-responses': 'the same gateway process, responses dialect (POST /v1/responses)',
+  'gateway-full': 'a gateway with the full chain (auth, ratelimit, meter; in-process counters), chat path, log level info',
+  'gateway-full-redis': 'the same full chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
 };
 
 /** The URL a target's requests go to. */
@@ -41,47 +67,82 @@ export function targetUrl(target: Target): string {
   return target.server.url + DIALECT_PATHS[target.dialect];
 }
 
+/** The target names in `BENCH_TARGETS` (comma-separated; empty or unset: all), in the report's order, with `direct` always. */
+export function selectTargets(value: string | undefined): Set<TargetName> {
+  if (value === undefined || value.trim() === '') return new Set(TARGET_NAMES);
+  const asked = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = asked.filter((name) => !(TARGET_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}; the targets are ${TARGET_NAMES.join(', ')}`);
+  return new Set(TARGET_NAMES.filter((name) => name === 'direct' || asked.includes(name)));
+}
+
 const UPSTREAM_MODEL = 'Qwen/Qwen3-8B';
 const GATEWAY_MODEL = 'qwen3-8b';
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const GATEWAY_BIN = join(BENCH_DIR, '..', 'bin', 'gateway.js');
+/** The full chain's organization: credits far beyond what a run spends (a request costs ~0.00002 credits). */
+const BENCH_ORG = 'bench';
+const BENCH_CREDITS_MICROS = 1_000_000 * 1_000_000;
+/** Per minute, for every counter of the one tier: far above what 2 cores can send, so no 429 interferes. */
+const UNREACHABLE_PER_MINUTE = 1_000_000_000;
+/** The plugin chain of the full-chain gateways, in order (BENCH_FULL_CHAIN overrides it). */
+export const FULL_CHAIN_PLUGINS: readonly string[] = ['auth', 'ratelimit', 'meter'];
 
 /**
- * Starts the sim, then the three servers in front of it. `gatewayLog`: a file for the gateway's logs (else /dev/null).
- * The gateway's messages and responses paths are probed once: one that answers 404 (not served yet) is left out, with a note.
+ * Starts the sim, then the servers in front of it that `only` needs. `gatewayLog`: a file for the gateways' logs (else
+ * /dev/null). The gateway's messages and responses paths are probed once: one that answers 404 (not served yet) is left
+ * out, with a note; so is gateway-full-redis when no redis-server is installed.
  */
-export async function startTargets(options: { gatewayLog?: string }): Promise<Targets> {
+export async function startTargets(options: { gatewayLog?: string; only?: ReadonlySet<TargetName>; fullChain?: readonly string[] }): Promise<Targets> {
+  const only = options.only ?? new Set(TARGET_NAMES);
+  const chain = options.fullChain ?? FULL_CHAIN_PLUGINS;
   const simPort = await freePort();
   const sim = await startServer({ name: 'sim', args: [GATEWAY_BIN, 'sim', '--host', '127.0.0.1', '--port', String(simPort)], port: simPort });
-  const [httpProxy, undici, gateway] = await Promise.all([
-    startBare('http-proxy-3', 'bare-http-proxy.js', sim.url),
-    startBare('undici', 'bare-undici.js', sim.url),
-    startGateway(sim.url, options.gatewayLog),
-  ]);
-  const list: Target[] = [
-    { name: 'direct', model: UPSTREAM_MODEL, dialect: 'chat', server: sim },
-    { name: 'http-proxy-3', model: UPSTREAM_MODEL, dialect: 'chat', server: httpProxy },
-    { name: 'undici', model: UPSTREAM_MODEL, dialect: 'chat', server: undici },
-    { name: 'gateway', model: GATEWAY_MODEL, dialect: 'chat', server: gateway },
-  ];
   const notes: string[] = [];
-  const others: Array<[TargetName, Dialect]> = [
-    ['gateway-messages', 'messages'],
-    ['gateway-responses', 'responses'],
-  ];
-  for (const [name, dialect] of others) {
-    const target: Target = { name, model: GATEWAY_MODEL, dialect, server: gateway };
-    const probe = await probeTarget(target);
-    if (probe.status === 404) notes.push(`${name} skipped: POST ${DIALECT_PATHS[dialect]} answered 404 (${probe.text.slice(0, 160)}); it is measured once the gateway serves it`);
-    else list.push(target);
+  const redisVersion = only.has('gateway-full-redis') ? redisServerVersion() : undefined;
+  if (only.has('gateway-full-redis') && redisVersion === undefined) notes.push('gateway-full-redis skipped: no redis-server on the PATH (apt-get install redis-server)');
+  const redis = redisVersion !== undefined ? await startRedis() : undefined;
+  const plainGateway = only.has('gateway') || only.has('gateway-messages') || only.has('gateway-responses');
+  const [httpProxy, undici, gateway, full, fullRedis] = await Promise.all([
+    only.has('http-proxy-3') ? startBare('http-proxy-3', 'bare-http-proxy.js', sim.url) : undefined,
+    only.has('undici') ? startBare('undici', 'bare-undici.js', sim.url) : undefined,
+    plainGateway ? startGateway('gateway', sim.url, options.gatewayLog) : undefined,
+    only.has('gateway-full') ? startFullGateway('gateway-full', chain, sim.url, options.gatewayLog) : undefined,
+    redis !== undefined ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, redis) : undefined,
+  ]);
+  const list: Target[] = [{ name: 'direct', model: UPSTREAM_MODEL, dialect: 'chat', server: sim }];
+  if (httpProxy !== undefined) list.push({ name: 'http-proxy-3', model: UPSTREAM_MODEL, dialect: 'chat', server: httpProxy });
+  if (undici !== undefined) list.push({ name: 'undici', model: UPSTREAM_MODEL, dialect: 'chat', server: undici });
+  if (gateway !== undefined) {
+    if (only.has('gateway')) list.push({ name: 'gateway', model: GATEWAY_MODEL, dialect: 'chat', server: gateway });
+    const others: Array<[TargetName, Dialect]> = [
+      ['gateway-messages', 'messages'],
+      ['gateway-responses', 'responses'],
+    ];
+    for (const [name, dialect] of others) {
+      if (!only.has(name)) continue;
+      const target: Target = { name, model: GATEWAY_MODEL, dialect, server: gateway };
+      const probe = await probeTarget(target);
+      if (probe.status === 404) notes.push(`${name} skipped: POST ${DIALECT_PATHS[dialect]} answered 404 (${probe.text.slice(0, 160)}); it is measured once the gateway serves it`);
+      else list.push(target);
+    }
   }
-  return { sim, list, notes };
+  for (const started of [full, fullRedis]) {
+    if (started === undefined) continue;
+    const target: Target = { name: started.name, model: GATEWAY_MODEL, dialect: 'chat', server: started.server, headers: started.headers, dataDir: started.dataDir, chain };
+    if (started.redis !== undefined) target.redis = started.redis.process;
+    const probe = await probeTarget(target);
+    if (probe.status !== 200) notes.push(`${started.name}: a first request answered ${probe.status} (${probe.text.slice(0, 200)}); the checks below show whether the run means anything`);
+    list.push(target);
+  }
+  const processes = [sim, httpProxy, undici, gateway, full?.server, fullRedis?.server, redis?.process].filter((server): server is ServerProcess => server !== undefined);
+  return { sim, list, processes, notes };
 }
 
 /** One small non-streamed request, to learn whether the path is served at all. */
 async function probeTarget(target: Target): Promise<{ status: number; text: string }> {
   const scenario = scenarioNamed('nonstream');
-  const response = await request(targetUrl(target), { method: 'POST', headers: requestHeaders(scenario), body: requestBody(target.dialect, scenario, target.model, 2) });
+  const response = await request(targetUrl(target), { method: 'POST', headers: requestHeaders(scenario, target.headers), body: requestBody(target.dialect, scenario, target.model, 2) });
   return { status: response.statusCode, text: await response.body.text() };
 }
 
@@ -90,17 +151,67 @@ async function startBare(name: TargetName, script: string, upstream: string): Pr
   return startServer({ name, args: [join(BENCH_DIR, script), '--port', String(port), '--target', upstream], port });
 }
 
-async function startGateway(upstream: string, logFile: string | undefined): Promise<ServerProcess> {
+/** The config both kinds of gateway share: the sim's headers forwarded, log level info; then `rest` (YAML). */
+function gatewayConfig(rest: string): string {
+  return `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\nlog:\n  level: info\n${rest}`;
+}
+
+/** `extraEnv` over the common environment: port, upstream, log level, data directory. */
+async function startGateway(name: string, upstream: string, logFile: string | undefined, config?: { text: string; dir: string; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
-  const config = join(dir, 'gateway.yaml');
-  // The proxy path alone: no plugins (the full chain, auth, rate limits and metering, is benched with issue #6).
-  writeFileSync(config, `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\nlog:\n  level: info\nplugins: []\n`);
+  const dir = config?.dir ?? mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const file = join(dir, 'gateway.yaml');
+  // The plain gateway is the proxy path alone: no plugins.
+  writeFileSync(file, config?.text ?? gatewayConfig('plugins: []\n'));
   return startServer({
-    name: 'gateway',
-    args: [GATEWAY_BIN, 'start', '--config', config],
-    env: { GATEWAY_PORT: String(port), GATEWAY_UPSTREAM_URL: `${upstream}/v1`, GATEWAY_LOG_LEVEL: 'info', GATEWAY_DATA_DIR: dir },
+    name,
+    args: [GATEWAY_BIN, 'start', '--config', file],
+    env: { GATEWAY_PORT: String(port), GATEWAY_UPSTREAM_URL: `${upstream}/v1`, GATEWAY_LOG_LEVEL: 'info', GATEWAY_DATA_DIR: dir, GATEWAY_REDIS_URL: '', ...config?.env },
     port,
     ...(logFile !== undefined ? { stdoutFile: logFile } : {}),
   });
+}
+
+interface FullGateway {
+  name: TargetName;
+  server: ServerProcess;
+  headers: Record<string, string>;
+  dataDir: string;
+  redis?: BenchRedis;
+}
+
+/**
+ * A gateway with the full chain in its own data directory: first an organization with plenty of credits and one API key
+ * through the store, then a config with auth, ratelimit and meter and one rate-limit tier far above the bench's load.
+ * With `redis`, its rate-limit counters (and revocation bus) are in that redis-server.
+ */
+async function startFullGateway(name: TargetName, chain: readonly string[], upstream: string, logFile: string | undefined, redis?: BenchRedis): Promise<FullGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), `${name}-bench-`));
+  const store = await openStore({ dataDir });
+  let key: string;
+  try {
+    await store.orgs.create(BENCH_ORG);
+    await store.orgs.addCredits(BENCH_ORG, BENCH_CREDITS_MICROS);
+    key = (await store.keys.create(BENCH_ORG, 'bench')).key;
+  } finally {
+    await store.close();
+  }
+  const limit = UNREACHABLE_PER_MINUTE;
+  const text = gatewayConfig(
+    `plugins:\n${chain.map((plugin) => `  - name: ${plugin}\n`).join('')}` +
+      `limits:\n  tiers:\n    - { name: Bench, from_spend: 0, requests_per_minute: ${limit}, input_tokens_per_minute: ${limit}, output_tokens_per_minute: ${limit} }\n`,
+  );
+  const server = await startGateway(name, upstream, logFile, { text, dir: dataDir, ...(redis !== undefined ? { env: { GATEWAY_REDIS_URL: redis.url } } : {}) });
+  return { name, server, headers: { authorization: `Bearer ${key}` }, dataDir, ...(redis !== undefined ? { redis } : {}) };
+}
+
+/** The full chain's organization as the store has it now: what the meter has charged so far. */
+export async function benchOrgSpend(dataDir: string): Promise<{ balanceMicros: number; spentMicros: number }> {
+  const store = await openStore({ dataDir });
+  try {
+    const org = await store.orgs.get(BENCH_ORG);
+    return { balanceMicros: org.balanceMicros, spentMicros: org.spentMicros };
+  } finally {
+    await store.close();
+  }
 }

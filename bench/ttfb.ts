@@ -72,7 +72,7 @@ export async function measureTtfb(targets: readonly Target[], options: TtfbOptio
 async function batch(pool: Pool, target: Target, concurrency: number, count: number): Promise<number[]> {
   const results: number[] = [];
   const body = requestBody('chat', TTFB_SCENARIO, target.model, TTFB_SCENARIO.chunks);
-  const headers = requestHeaders(TTFB_SCENARIO);
+  const headers = requestHeaders(TTFB_SCENARIO, target.headers);
   let left = count;
   const worker = async (): Promise<void> => {
     while (left > 0) {

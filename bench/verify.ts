@@ -1,8 +1,11 @@
 // Before measuring: does each target answer each scenario as the numbers assume (20 content chunks, paced really paced)?
+// A full-chain target must also have run its chain: usage in a non-streamed answer, the rate-limit headers, and the
+// request charged to the organization in its store (the meter).
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { requestBody, requestHeaders, type Dialect, type Scenario } from './scenarios.js';
-import { targetUrl, type Target } from './targets.js';
+import { benchOrgSpend, targetUrl, type Target } from './targets.js';
 
 export interface Check {
   target: string;
@@ -20,17 +23,52 @@ const STREAM_SHAPE: Readonly<Record<Exclude<Dialect, 'chat'>, { content: string;
   responses: { content: 'response.output_text.delta', last: ['response.completed', 'response.incomplete'] },
 };
 
+/** How long the meter may take to write a charge to the store after the answer. */
+const METERED_WITHIN_MS = 3000;
+
 export async function verifyTarget(target: Target, scenario: Scenario): Promise<Check> {
+  const check = (ok: boolean, detail: string): Check => ({ target: target.name, scenario: scenario.name, ok, detail });
+  if (target.dataDir === undefined || !target.chain?.includes('meter')) return verifyAnswer(target, scenario);
+  // The full chain: the answer as for any target, then its chain's marks.
+  const before = await benchOrgSpend(target.dataDir);
+  const answer = await verifyAnswer(target, scenario);
+  if (!answer.ok) return answer;
+  const charged = await chargedSince(target.dataDir, before.spentMicros);
+  if (charged <= 0) return check(false, `${answer.detail}; but nothing charged to the organization within ${METERED_WITHIN_MS} ms (the meter did not run?)`);
+  return check(true, `${answer.detail}; charged ${charged} micro-credits`);
+}
+
+/** Polls the store until the organization's lifetime spend passes `spentBefore`; the difference (0: none). */
+async function chargedSince(dataDir: string, spentBefore: number): Promise<number> {
+  const deadline = performance.now() + METERED_WITHIN_MS;
+  for (;;) {
+    const { spentMicros } = await benchOrgSpend(dataDir);
+    if (spentMicros > spentBefore || performance.now() > deadline) return spentMicros - spentBefore;
+    await sleep(100);
+  }
+}
+
+async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> {
   const start = performance.now();
-  const response = await request(targetUrl(target), { method: 'POST', headers: requestHeaders(scenario), body: requestBody(target.dialect, scenario, target.model) });
+  const response = await request(targetUrl(target), { method: 'POST', headers: requestHeaders(scenario, target.headers), body: requestBody(target.dialect, scenario, target.model) });
   const text = await response.body.text();
   const elapsedMs = performance.now() - start;
   const check = (ok: boolean, detail: string): Check => ({ target: target.name, scenario: scenario.name, ok, detail });
   if (response.statusCode !== 200) return check(false, `status ${response.statusCode}: ${text.slice(0, 200)}`);
+  const fullChain = target.dataDir !== undefined;
+  if (fullChain && target.chain?.includes('ratelimit')) {
+    const limitHeader = Object.keys(response.headers).find((name) => name.endsWith('ratelimit-requests-limit'));
+    if (limitHeader === undefined) return check(false, `no *ratelimit-requests-limit header (the ratelimit plugin did not run?); headers: ${Object.keys(response.headers).join(', ')}`);
+  }
   try {
     if (!scenario.stream) {
-      const content = answerText(target.dialect, JSON.parse(text));
-      return check(typeof content === 'string' && content.length > 0, `content ${JSON.stringify(content?.slice(0, 40))}`);
+      const body = JSON.parse(text) as unknown;
+      const content = answerText(target.dialect, body);
+      const ok = typeof content === 'string' && content.length > 0;
+      if (!fullChain) return check(ok, `content ${JSON.stringify(content?.slice(0, 40))}`);
+      const usage = (body as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
+      const counted = typeof usage?.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' && usage.completion_tokens > 0;
+      return check(ok && counted, `content ${JSON.stringify(content?.slice(0, 40))}, usage ${JSON.stringify(usage)}`);
     }
     const { chunks, unit, unended } = countChunks(target.dialect, text);
     const paced = scenario.simHeaders['x-sim-itl-ms'] !== '0';

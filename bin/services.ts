@@ -21,10 +21,11 @@ export interface Services {
 
 export async function openServices(config: GatewayConfig, dataDir: string, log?: Logger): Promise<Services> {
   const revocations = await openRevocationBus(config, log);
-  const notifier = new LogNotifier(log);
+  // The notifier reads the store and Redis through the services, when a notice comes.
+  const notifier = await openNotifier(config, { store: () => services.store(), redis: () => services.redis(), log });
   let opened: Promise<Store> | undefined;
   let client: Redis | undefined;
-  return {
+  const services: Services = {
     redis() {
       if (config.redis.url === undefined) return undefined;
       if (client === undefined) {
@@ -46,6 +47,14 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
       if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
     },
   };
+  return services;
+}
+
+/** E-mail (nodemailer, loaded only then) when `mail.url` is set; else notices go to the log. */
+async function openNotifier(config: GatewayConfig, parts: { store(): Promise<Store>; redis(): Redis | undefined; log: Logger | undefined }): Promise<LimitNotifier> {
+  if (config.mail.url === undefined) return new LogNotifier(parts.log);
+  const { MailNotifier } = await import('../notify/mail-notifier.js');
+  return new MailNotifier({ url: config.mail.url, from: config.mail.from, store: parts.store, redis: parts.redis, keyPrefix: config.redis.key_prefix ?? 'gateway:', ...(parts.log ? { log: parts.log } : {}) });
 }
 
 /** The bus revocations travel on: Redis pub/sub with `redis.url`, this process alone without. */

@@ -1,5 +1,9 @@
 import type { PluginModule } from '../proxy/plugin.js';
 import { authPlugin } from './auth/index.js';
+import { meterPlugin } from './meter/index.js';
+import { promptCachePlugin } from './promptcache/index.js';
+import { rateLimitPlugin } from './ratelimit/index.js';
+import { searchPlugin } from './search/index.js';
 
 /** The built-in plugins a config can name in its `plugins` list. */
-export const builtinPlugins: Readonly<Record<string, PluginModule>> = { auth: authPlugin };
+export const builtinPlugins: Readonly<Record<string, PluginModule>> = { auth: authPlugin, ratelimit: rateLimitPlugin, promptcache: promptCachePlugin, meter: meterPlugin, search: searchPlugin };

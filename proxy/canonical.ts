@@ -36,8 +36,47 @@ export interface ChatRequest {
   parallel_tool_calls?: boolean;
   stream?: boolean;
   stream_options?: { include_usage?: boolean; continuous_usage_stats?: boolean };
+  /** Gateway-side, never sent upstream: the dialect's server web search tool, for the search plugin. */
+  web_search?: WebSearchOptions;
+  /** Gateway-side, never sent upstream: earlier search results the client passed back, for the search plugin to verify. */
+  web_search_replay?: ReplayedSearch[];
   [field: string]: unknown;
 }
+
+/** How much of the results the model gets to read (the responses dialect's `search_context_size`; `medium` otherwise). */
+export type SearchContextSize = 'low' | 'medium' | 'high';
+
+export interface SearchUserLocation {
+  type?: 'approximate';
+  city?: string;
+  region?: string;
+  country?: string;
+  timezone?: string;
+}
+
+/** A dialect's server search tool, decoded: what the search plugin runs, and how to refuse it when no plugin does. */
+export interface WebSearchOptions {
+  /** Searches allowed in this request (message dialect `max_uses`, default 5). */
+  max_uses: number;
+  context_size: SearchContextSize;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  user_location?: SearchUserLocation;
+  /** The 400 to answer when no search plugin is in the chain (the dialect's own wording), naming the tool's field. */
+  unavailable: { message: string; param: string };
+}
+
+/** A search result block of an earlier turn, as the client passed it back; its call is an assistant tool call with this id. */
+export interface ReplayedSearch {
+  tool_call_id: string;
+  /** Where the block is in the client's request, e.g. `messages[1].content[1]`. */
+  param: string;
+  /** The block's `content` as received: results with `encrypted_content`, or an error object (checked by the plugin). */
+  content: unknown;
+}
+
+/** The function the search plugin offers the model, and the name replayed searches are restored under. */
+export const SEARCH_FUNCTION_NAME = 'web_search';
 
 export interface ChatUsage {
   prompt_tokens: number;
@@ -49,6 +88,8 @@ export interface ChatUsage {
    * (gateway-side, from `cache_control` marks; also included in prompt_tokens).
    */
   prompt_tokens_details?: { cached_tokens?: number; cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } } | null;
+  /** Gateway-side: searches executed for this answer (errored ones excluded); set when the request offered search. */
+  web_search_requests?: number;
 }
 
 /** A tool-call fragment in a streamed delta, keyed on `index` as the upstream streams it. */
@@ -102,7 +143,40 @@ export interface ChatCompletion {
   model: string;
   choices: ChatCompletionChoice[];
   usage?: ChatUsage | null;
+  /** Gateway-side: the answer in the order it was produced, set only when gateway events (search) took part in it. */
+  segments?: CompletionSegment[];
 }
 
-/** What flows out of the chain: upstream chunks (gateway-side events join this union later, e.g. search). */
-export type CanonicalEvent = { type: 'chunk'; chunk: ChatChunk };
+/** A result the model read, as the client sees it: the page itself travels only sealed (`encrypted_content`). */
+export interface SearchSource {
+  url: string;
+  title: string;
+  page_age: string | null;
+  encrypted_content: string;
+}
+
+/** A citation of a result, at a `[n]` marker the model wrote; `encrypted_index` seals which result and passage it is. */
+export interface Citation {
+  url: string;
+  title: string;
+  cited_text: string;
+  encrypted_index: string;
+}
+
+/** A server-side search starts (the model's call to the search function, which the client never sees as a tool call). */
+export interface SearchCallEvent { type: 'search_call'; id: string; query: string }
+
+/** Its outcome: the results, or an error code (`max_uses_exceeded`, `unavailable`, …) and no results. */
+export interface SearchResultEvent { type: 'search_result'; id: string; results: SearchSource[]; error_code?: string }
+
+/** The text so far ends with `marker` (e.g. `[1]`), which cites this source. */
+export interface CitationEvent { type: 'citation'; marker: string; citation: Citation }
+
+export type CompletionSegment =
+  | { type: 'text'; text: string; citations: Array<{ marker: string; citation: Citation }> }
+  | { type: 'reasoning'; text: string }
+  | { type: 'search_call'; id: string; query: string }
+  | { type: 'search_result'; id: string; results: SearchSource[]; error_code?: string };
+
+/** What flows out of the chain: upstream chunks, and the gateway's own search events between them. */
+export type CanonicalEvent = { type: 'chunk'; chunk: ChatChunk } | SearchCallEvent | SearchResultEvent | CitationEvent;

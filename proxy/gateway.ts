@@ -108,7 +108,7 @@ async function countTokens(options: GatewayOptions, exchange: Exchange): Promise
 
 async function collect(events: EventStream): Promise<ReturnType<CompletionAccumulator['result']>> {
   const accumulator = new CompletionAccumulator();
-  for await (const event of events) accumulator.add(event.chunk);
+  for await (const event of events) accumulator.addEvent(event);
   return accumulator.result();
 }
 

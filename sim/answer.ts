@@ -1,7 +1,8 @@
 // The deterministic generation rule (README "Generation rule"), as the token ids the model
 // would produce, always ending with <|im_end|>:
-// 1. tool calls when the tool rule (tool-plan.ts) picks any, in Qwen3's <tool_call> format;
-// 2. else, when the conversation ends with tool results: "Tool results: " + their contents;
+// 1. tool calls when the tool rule (tool-plan.ts) or the search rule (search-rule.ts) picks any, in Qwen3's <tool_call> format;
+// 2. else, when the conversation ends with a web_search result: an answer citing the results (search-rule.ts);
+//    else, when it ends with tool results: "Tool results: " + their contents;
 // 3. else, when the last user message starts with "echo: ": the rest of it, verbatim;
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
 import type { ChatRequest } from './chat-types.js';
@@ -9,6 +10,7 @@ import type { ChatPrompt } from './chat-prompt.js';
 import { messageText } from '../tokenizer/template-input.js';
 import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
 import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
+import { planSearch, SEARCH_TOOL } from './search-rule.js';
 import { planToolCalls } from './tool-plan.js';
 import { wordTokens } from './words.js';
 
@@ -23,11 +25,17 @@ export function planAnswer(request: ChatRequest, prompt: ChatPrompt, outputToken
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const userText = lastUser ? messageText(lastUser.content) : '';
   const toolResults = trailingToolResults(request);
-  const calls = planToolCalls(request, userText, toolResults.length > 0);
+  let calls = planToolCalls(request, userText, toolResults.length > 0);
+  const search = planSearch(request);
+  if (search?.kind === 'call') {
+    calls = [{ name: SEARCH_TOOL, arguments: { query: search.query } }, ...calls.filter((call) => call.name !== SEARCH_TOOL)];
+    if (!request.parallelToolCalls) calls = calls.slice(0, 1);
+  }
   if (calls.length > 0) {
     const { text, layouts } = toolCallText(calls);
     return { kind: 'tools', ids: [...encode(text), EOS_TOKEN_ID], text, calls: layouts };
   }
+  if (search?.kind === 'answer') return { kind: 'text', ids: [...encode(search.text), EOS_TOKEN_ID] };
   if (toolResults.length > 0) {
     return { kind: 'text', ids: [...encode(`Tool results: ${toolResults.join('; ')}`), EOS_TOKEN_ID] };
   }

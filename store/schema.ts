@@ -33,7 +33,7 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-/** One row per generation request (issue #6 writes them). */
+/** One row per generation request, written by the meter plugin; `id` is the request id (`x-request-id`). */
 export interface UsageTable {
   id: string;
   org_id: string;
@@ -49,7 +49,13 @@ export interface UsageTable {
   status: number;
   duration_ms: number;
   created_at: number;
+  /** 'held' while the request runs (its reservation taken from the balance), then 'settled', or 'released' (an orphaned hold refunded). */
+  state: ColumnType<UsageState, UsageState | undefined, UsageState>;
+  /** The reservation taken at admission, integer micro-credits (given back at settlement). */
+  hold_micros: ColumnType<number, number | undefined, number>;
 }
+
+export type UsageState = 'held' | 'settled' | 'released';
 
 export interface Database {
   orgs: OrgsTable;

@@ -24,6 +24,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
   return async (exchange: Exchange) => {
     const request = exchange.request;
     if (request === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'The request was not decoded.');
+    refuseUnhandledSearch(request);
     const response = await pool.post('/chat/completions', upstreamBody(request, options.servedModel), {
       signal: exchange.signal,
       headers: forwardedHeaders(exchange, options.forwardHeaders),
@@ -31,6 +32,14 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     if (response.statusCode !== 200) throw await upstreamStatusError(response, hideName);
     return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes)) : completionEvents(response);
   };
+}
+
+/** Gateway-side search fields that reach the upstream call were left by no plugin: web search is not enabled (spec rule 6). */
+function refuseUnhandledSearch(request: ChatRequest): void {
+  const search = request.web_search;
+  if (search !== undefined) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', search.unavailable.message, search.unavailable.param);
+  const replayed = request.web_search_replay?.[0];
+  if (replayed !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${replayed.param}': web search is not enabled on this gateway.`, `${replayed.param}.type`);
 }
 
 /** The request as the upstream gets it: its own model name, and usage always asked for on streams (metering needs it). */

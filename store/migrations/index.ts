@@ -2,9 +2,11 @@
 // A new migration gets the next number and is never edited after it ships.
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
+import { usageHolds } from './0002-usage-holds.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-usage-holds': usageHolds,
 };
 
 export const migrations: MigrationProvider = {

@@ -8,7 +8,7 @@ import { packageRoot } from '../../config/load.js';
 const root = packageRoot();
 const built = join(root, 'dist', 'bin', 'gateway.js');
 const newestSource = Math.max(
-  ...['bin', 'admin', 'store', 'config', 'plugins', 'proxy'].flatMap((dir) =>
+  ...['bin', 'admin', 'store', 'config', 'plugins', 'proxy', 'limits', 'notify'].flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(root, dir, file)).mtimeMs),
   ),
 );

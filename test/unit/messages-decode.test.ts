@@ -80,11 +80,12 @@ t.test('image and document blocks are refused with 400 naming the block, never d
   t.equal(rejection(() => decoders.decode({ ...base, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'document' }] }] }] })).status, 400);
 });
 
-t.test('client tools become function tools; server tools are refused (spec rule 6)', async (t) => {
+t.test('client tools become function tools; the search tool becomes web_search; other server tools are refused (spec rule 6)', async (t) => {
   const request = decoders.decode({ ...base, tools: [{ name: 'get_weather', description: 'd', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }] });
   t.same(request.tools, [{ type: 'function', function: { name: 'get_weather', description: 'd', parameters: { type: 'object' } } }]);
-  const search = rejection(() => decoders.decode({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }));
-  t.equal(search.param, 'tools[0].type');
+  const search = decoders.decode({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] });
+  t.equal(search.tools, undefined, 'the search plugin adds its function');
+  t.same(search.web_search, { max_uses: 5, context_size: 'medium', unavailable: { message: "The server tool 'web_search_20250305' needs web search, which is not enabled on this gateway.", param: 'tools[0].type' } });
   for (const type of ['web_fetch_20250910', 'code_execution_20250522', 'bash_20250124']) {
     const error = rejection(() => decoders.decode({ ...base, tools: [{ type, name: 'x' }] }));
     t.equal(error.status, 400, type);
@@ -127,4 +128,41 @@ t.test('count_tokens: max_tokens and stream are refused, and max_tokens is not r
   const request = decoders.decodeCount({ model: MODEL, system: 'S', messages: base.messages, tools: [{ name: 'f', input_schema: { type: 'object' } }] });
   t.equal(request.max_tokens, undefined);
   t.equal(request.tools?.length, 1, 'tool definitions count too');
+});
+
+t.test('the search tool: max_uses, domains (not both), user_location, its name; one only', async (t) => {
+  const tool = { type: 'web_search_20250305', name: 'web_search' };
+  const options = decoders.decode({ ...base, tools: [{ name: 'f', input_schema: { type: 'object' } }, { ...tool, max_uses: 2, allowed_domains: ['a.example'], user_location: { type: 'approximate', city: 'Lisbon', country: 'PT' } }] }).web_search;
+  t.match(options, { max_uses: 2, allowed_domains: ['a.example'], user_location: { type: 'approximate', city: 'Lisbon', country: 'PT' }, unavailable: { param: 'tools[1].type' } });
+  t.equal(rejection(() => decoders.decode({ ...base, tools: [{ ...tool, max_uses: 0 }] })).param, 'tools[0].max_uses');
+  t.equal(rejection(() => decoders.decode({ ...base, tools: [{ ...tool, allowed_domains: ['a'], blocked_domains: ['b'] }] })).param, 'tools[0].blocked_domains');
+  t.equal(rejection(() => decoders.decode({ ...base, tools: [{ ...tool, name: 'search' }] })).param, 'tools[0].name');
+  t.equal(rejection(() => decoders.decode({ ...base, tools: [tool, tool] })).param, 'tools[1].type');
+  t.equal(rejection(() => decoders.decode({ ...base, tools: [tool, { name: 'web_search', input_schema: { type: 'object' } }] })).param, 'tools[1].name');
+  t.same(decoders.decode({ ...base, tools: [tool], tool_choice: { type: 'tool', name: 'web_search' } }).tool_choice, { type: 'function', function: { name: 'web_search' } });
+});
+
+t.test('replayed server_tool_use and web_search_tool_result blocks split the turn around a tool message for the plugin', async (t) => {
+  const result = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://a.example', title: 'A', encrypted_content: 'x' }] };
+  const request = decoders.decode({
+    ...base,
+    messages: [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Looking.' }, { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'a' } }, result, { type: 'text', text: 'A says so [1]', citations: [{ type: 'web_search_result_location' }] }, { type: 'text', text: '.' }] },
+      { role: 'user', content: 'more' },
+    ],
+  });
+  t.same(request.messages, [
+    { role: 'user', content: 'q' },
+    { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'srvtoolu_1', type: 'function', function: { name: 'web_search', arguments: '{"query":"a"}' } }] },
+    { role: 'tool', tool_call_id: 'srvtoolu_1', content: '' },
+    { role: 'assistant', content: 'A says so [1].' },
+    { role: 'user', content: 'more' },
+  ]);
+  t.same(request.web_search_replay, [{ tool_call_id: 'srvtoolu_1', param: 'messages[1].content[2]', content: result.content }]);
+  const fetch = rejection(() => decoders.decode({ ...base, messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_fetch', input: {} }] }] }));
+  t.equal(fetch.param, 'messages[0].content[0].name');
+  const orphan = rejection(() => decoders.decode({ ...base, messages: [{ role: 'assistant', content: [{ ...result, tool_use_id: 'other' }] }] }));
+  t.equal(orphan.param, 'messages[0].content[0].tool_use_id');
+  t.equal(rejection(() => decoders.decode({ ...base, messages: [{ role: 'user', content: [result] }] })).param, 'messages[0].content[0].type', 'not in a user turn');
 });

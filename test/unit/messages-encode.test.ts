@@ -14,6 +14,9 @@ const call = (index: number, args: string, head?: { id: string; name: string }):
 
 interface Event { event: string; data: Record<string, unknown> & { type: string } }
 
+/** Anthropic's per-TTL cache writes, none. */
+const NO_WRITES = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
+
 function encode(events: CanonicalEvent[], stopSequences: string[] = []): Event[] {
   const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences });
   const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
@@ -54,7 +57,7 @@ const toolInputs = (events: Event[]): Array<[string, string]> => {
 
 t.test('message_start carries the whole message object with numeric usage, input tokens from the running usage', async (t) => {
   const events = encode([chunk({ role: 'assistant', content: '' }, {}, { prompt_tokens: 20, completion_tokens: 0, total_tokens: 20, prompt_tokens_details: { cached_tokens: 16 } }), chunk({ content: 'Hi' }, { finish_reason: 'stop' })]);
-  t.same(events[0]!.data, { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'qwen3-8b', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 16 } } });
+  t.same(events[0]!.data, { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'qwen3-8b', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 4, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 16, cache_creation: NO_WRITES } } });
 });
 
 t.test('text streams as one text block with text_delta, then end_turn', async (t) => {
@@ -63,7 +66,7 @@ t.test('text streams as one text block with text_delta, then end_turn', async (t
   t.same(events[1]!.data, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
   t.same(events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta), [{ type: 'text_delta', text: 'Hel' }, { type: 'text_delta', text: 'lo' }]);
   t.notOk(events.some((e) => (e.data.delta as { type?: string } | undefined)?.type === 'input_json_delta'), "vLLM's empty tool_calls beside text makes no input_json_delta");
-  t.same(events.at(-2)!.data, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
+  t.same(events.at(-2)!.data, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 5, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: NO_WRITES } });
 });
 
 t.test('reasoning becomes a thinking block before the text block', async (t) => {
@@ -141,6 +144,17 @@ t.test('non-streaming body: thinking, text and tool_use blocks, stop_reason, usa
     content: [{ type: 'thinking', thinking: 'hm', signature: '' }, { type: 'text', text: 'Sure.' }, { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Oslo' } }],
     stop_reason: 'tool_use',
     stop_sequence: null,
-    usage: { input_tokens: 14, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 16 },
+    usage: { input_tokens: 14, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 16, cache_creation: NO_WRITES },
   });
+});
+
+t.test('cache reads and the gateway-side cache writes are reported apart from input_tokens, never twice', async (t) => {
+  const usage: ChatUsage = { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 600, cache_creation: { ephemeral_5m_input_tokens: 250, ephemeral_1h_input_tokens: 100 } } };
+  const expected = { input_tokens: 50, output_tokens: 5, cache_creation_input_tokens: 350, cache_read_input_tokens: 600, cache_creation: { ephemeral_5m_input_tokens: 250, ephemeral_1h_input_tokens: 100 } };
+  const accumulator = new CompletionAccumulator();
+  accumulator.add(usageChunk(usage).chunk);
+  t.same(encodeMessagesBody(accumulator.result(), 'msg_1', 'qwen3-8b', []).usage, expected, 'body');
+  const events = encode([chunk({ content: 'Hi' }, { finish_reason: 'stop' }, usage)]);
+  t.same((events[0]!.data.message as { usage: unknown }).usage, { ...expected, output_tokens: 0 }, 'message_start');
+  t.same(events.at(-2)!.data.usage, expected, 'message_delta');
 });

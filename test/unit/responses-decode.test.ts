@@ -153,13 +153,17 @@ t.test('function tools are refused by default, pointing to the other endpoints (
   t.equal(rejection({ model: MODEL, input: 'x', tool_choice: { type: 'function', name: 'f' } }).param, 'tool_choice');
 });
 
-t.test('a search tool (and its alias) is refused while no search plugin is in the chain', async (t) => {
+t.test('a search tool (and its alias) becomes web_search for the search plugin, which refuses it when absent', async (t) => {
   for (const type of ['web_search', 'web_search_preview']) {
-    const error = rejection({ model: MODEL, input: 'x', tools: [{ type }] }, on);
-    t.equal(error.status, 400);
-    t.equal(error.param, 'tools[0].type');
-    t.match(error.message, /search is not enabled/i);
+    const request = decodeResponses({ model: MODEL, input: 'x', tools: [{ type }] }, off);
+    t.equal(request.tools, undefined);
+    t.match(request.web_search, { max_uses: 5, context_size: 'medium', unavailable: { param: 'tools[0].type', message: /search is not enabled/i } });
   }
+  const options = decodeResponses({ model: MODEL, input: 'x', tools: [{ type: 'web_search', search_context_size: 'low', filters: { allowed_domains: ['a.example'] }, user_location: { type: 'approximate', city: 'Paris' } }] }, off).web_search;
+  t.match(options, { context_size: 'low', allowed_domains: ['a.example'], user_location: { city: 'Paris' } });
+  t.equal(rejection({ model: MODEL, input: 'x', tools: [{ type: 'web_search' }, { type: 'web_search_preview' }] }).param, 'tools[1].type');
+  t.equal(rejection({ model: MODEL, input: 'x', tools: [{ type: 'web_search' }, { ...WEATHER, name: 'web_search' }] }, on).param, 'tools[1].name');
+  t.equal(rejection({ model: MODEL, input: 'x', tools: [{ type: 'web_search', user_location: { city: 3 } }] }).param, 'tools[0].user_location.city');
 });
 
 t.test('other tool types are refused and named', async (t) => {

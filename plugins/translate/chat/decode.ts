@@ -27,9 +27,10 @@ export function decodeChat(body: unknown, modelId: string): ChatRequest {
 /** Spec rule 7: no web search (nor any other non-function tool) on this endpoint. Checked before the schema to say why. */
 function refuseServerTools(body: unknown): void {
   if (typeof body !== 'object' || body === null) return;
-  const record = body as { tools?: unknown; web_search_options?: unknown };
-  if (record.web_search_options !== undefined) {
-    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.', 'web_search_options');
+  const record = body as Record<string, unknown> & { tools?: unknown };
+  // `web_search` and `web_search_replay` are the canonical request's gateway-side fields: a chat body must not set them.
+  for (const field of ['web_search_options', 'web_search', 'web_search_replay']) {
+    if (record[field] !== undefined) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.', field);
   }
   if (!Array.isArray(record.tools)) return;
   record.tools.forEach((tool: unknown, index) => {

@@ -20,13 +20,18 @@ export function chatFinishReason(reason: FinishReason | null | undefined, called
   return reason ?? 'stop';
 }
 
-/** Usage with total_tokens recomputed as the sum the spec defines. */
+/**
+ * Usage with total_tokens recomputed as the sum the spec defines. prompt_tokens includes the cached
+ * tokens, as OpenAI counts them; the gateway's own `cache_creation` (message-dialect accounting) is
+ * not an OpenAI field and stays out.
+ */
 export function chatUsage(usage: ChatUsage): ChatUsage {
   const result: ChatUsage = {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
   };
-  if (usage.prompt_tokens_details) result.prompt_tokens_details = usage.prompt_tokens_details;
+  const details = usage.prompt_tokens_details;
+  if (details) result.prompt_tokens_details = details.cache_creation === undefined ? details : { cached_tokens: details.cached_tokens ?? 0 };
   return result;
 }

@@ -44,6 +44,8 @@ export class ChatStreamEncoder implements StreamEncoder {
   }
 
   event(event: CanonicalEvent): string {
+    // Search never runs on this dialect (spec rule 7): only upstream chunks reach it.
+    if (event.type !== 'chunk') return '';
     const chunk = event.chunk;
     if (chunk.usage) this.#usage = chunk.usage;
     const usage = this.#options.continuousUsage && chunk.usage ? chatUsage(chunk.usage) : undefined;

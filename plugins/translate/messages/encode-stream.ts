@@ -1,10 +1,11 @@
-import type { CanonicalEvent, ChatChunkChoice, ChatToolCallDelta, ChatUsage, FinishReason } from '../../../proxy/canonical.js';
+import type { CanonicalEvent, ChatChunk, ChatChunkChoice, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, SearchCallEvent, SearchResultEvent } from '../../../proxy/canonical.js';
 import type { StreamEncoder } from '../../../proxy/dialect.js';
 import type { GatewayError } from '../../../proxy/errors.js';
 import { sseFrame } from '../../../proxy/sse.js';
 import { renderMessagesError } from './errors.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';
+import { searchResultBlock, serverToolUseBlock } from './web-search-blocks.js';
 
 export interface MessagesStreamOptions {
   id: string;
@@ -43,6 +44,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
   /** Calls seen but not yet given a block, in arrival order. */
   readonly #waiting: number[] = [];
   #calledTool = false;
+  /** A citation ended the open text block's claim: the next text starts a new block (as the body splits it). */
+  #splitText = false;
   #finish: FinishReason | null = null;
   #matched: string | number | null = null;
   #usage: ChatUsage | null = null;
@@ -56,12 +59,18 @@ export class MessagesStreamEncoder implements StreamEncoder {
   }
 
   event(event: CanonicalEvent): string {
-    const chunk = event.chunk;
-    if (chunk.usage) this.#usage = chunk.usage;
-    let out = this.#started ? '' : this.#messageStart();
-    const choice = chunk.choices[0];
-    if (choice !== undefined) out += this.#choice(choice);
-    return out;
+    switch (event.type) {
+      case 'chunk':
+        return this.#chunk(event.chunk);
+      case 'search_call':
+        return this.#searchCall(event);
+      case 'search_result':
+        return this.#searchResult(event);
+      case 'citation':
+        return this.#citation(event);
+      default:
+        return unknownEvent(event);
+    }
   }
 
   end(): string {
@@ -86,6 +95,38 @@ export class MessagesStreamEncoder implements StreamEncoder {
     usage.output_tokens = 0;
     const message = { id: this.#options.id, type: 'message', role: 'assistant', model: this.#options.modelId, content: [], stop_reason: null, stop_sequence: null, usage };
     return frame('message_start', { type: 'message_start', message });
+  }
+
+  #chunk(chunk: ChatChunk): string {
+    if (chunk.usage) this.#usage = chunk.usage;
+    let out = this.#started ? '' : this.#messageStart();
+    const choice = chunk.choices[0];
+    if (choice !== undefined) out += this.#choice(choice);
+    return out;
+  }
+
+  /** A server_tool_use block, whole: start with `input: {}`, the query as one input_json_delta, stop. */
+  #searchCall(event: SearchCallEvent): string {
+    let out = (this.#started ? '' : this.#messageStart()) + this.#close();
+    const index = this.#nextIndex++;
+    out += frame('content_block_start', { type: 'content_block_start', index, content_block: { ...serverToolUseBlock(event.id, event.query), input: {} } });
+    out += frame('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query: event.query }) } });
+    return out + frame('content_block_stop', { type: 'content_block_stop', index });
+  }
+
+  /** A web_search_tool_result block: its start carries the whole block (WIRE.md), then it stops. */
+  #searchResult(event: SearchResultEvent): string {
+    let out = (this.#started ? '' : this.#messageStart()) + this.#close();
+    const index = this.#nextIndex++;
+    out += frame('content_block_start', { type: 'content_block_start', index, content_block: searchResultBlock(event) });
+    return out + frame('content_block_stop', { type: 'content_block_stop', index });
+  }
+
+  /** A citation of the text just written: a citations_delta on its block, which then ends at the next text. */
+  #citation(event: CitationEvent): string {
+    if (this.#open.kind !== 'text') return '';
+    this.#splitText = true;
+    return this.#delta({ type: 'citations_delta', citation: { type: 'web_search_result_location', ...event.citation } });
   }
 
   #choice(choice: ChatChunkChoice): string {
@@ -141,7 +182,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
 
   /** Makes a text or thinking block the open one. */
   #ensure(kind: 'text' | 'thinking'): string {
-    if (this.#open.kind === kind) return '';
+    if (this.#open.kind === kind && !(kind === 'text' && this.#splitText)) return '';
+    this.#splitText = false;
     const out = this.#close();
     const index = this.#nextIndex++;
     this.#open = { kind, index };
@@ -161,6 +203,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (open.kind === 'none') throw new Error('a delta needs an open block');
     return frame('content_block_delta', { type: 'content_block_delta', index: open.index, delta });
   }
+}
+
+/** A new canonical event type is a compile error here until the encoder handles it. */
+function unknownEvent(_event: never): string {
+  return '';
 }
 
 function frame(event: string, data: object): string {

@@ -1,10 +1,13 @@
-import type { ChatFunctionTool, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice } from '../../../proxy/canonical.js';
+import { SEARCH_FUNCTION_NAME, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolCall, type ChatToolChoice, type ReplayedSearch } from '../../../proxy/canonical.js';
 import { GatewayError } from '../../../proxy/errors.js';
 import type { ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolChoiceParam, ToolParam, ToolResultBlock, ToolUseBlock } from './types.js';
+import { isSearchTool, replayedCall, replayedResult, webSearchOptions } from './web-search.js';
 
 /** A validated message-dialect request → the canonical chat request (the model id is checked by the caller). */
 export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { max_tokens?: number }): ChatRequest {
-  const chat: ChatRequest = { model: request.model, messages: chatMessages(request) };
+  const replay: ReplayedSearch[] = [];
+  const chat: ChatRequest = { model: request.model, messages: chatMessages(request, replay) };
+  if (replay.length > 0) chat.web_search_replay = replay;
   if (request.max_tokens !== undefined) chat.max_tokens = request.max_tokens;
   if (request.stream === true) {
     chat.stream = true;
@@ -15,15 +18,26 @@ export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { 
   if (request.top_p !== undefined) chat.top_p = request.top_p;
   if (request.top_k !== undefined) chat.top_k = request.top_k;
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
-  const tools = request.tools?.map(chatTool);
-  if (tools !== undefined && tools.length > 0) {
-    chat.tools = tools;
-    applyToolChoice(chat, request.tool_choice, tools);
-  }
+  const tools: ChatFunctionTool[] = [];
+  request.tools?.forEach((tool, index) => {
+    if (!isSearchTool(tool)) tools.push(chatTool(tool, index));
+    else if (chat.web_search !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}]': only one web search tool may be given.`, `tools[${index}].type`);
+    else chat.web_search = webSearchOptions(tool, index);
+  });
+  if (chat.web_search !== undefined) refuseNameClash(request.tools ?? []);
+  if (tools.length > 0) chat.tools = tools;
+  // The search plugin offers its function tool beside the client's; a choice then has a tool to choose.
+  if (tools.length > 0 || chat.web_search !== undefined) applyToolChoice(chat, request.tool_choice, tools, chat.web_search !== undefined);
   return chat;
 }
 
-function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>): ChatMessage[] {
+/** With server search on, its name belongs to it: a client tool of the same name would be ambiguous. */
+function refuseNameClash(tools: ToolParam[]): void {
+  const index = tools.findIndex((tool) => !isSearchTool(tool) && tool.name === SEARCH_FUNCTION_NAME);
+  if (index >= 0) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`, `tools[${index}].name`);
+}
+
+function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>, replay: ReplayedSearch[]): ChatMessage[] {
   const system: string[] = [];
   if (typeof request.system === 'string') system.push(request.system);
   else if (request.system !== undefined) system.push(joinText(request.system));
@@ -31,7 +45,7 @@ function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>): Ch
   request.messages.forEach((message, index) => {
     if (message.role === 'system') system.push(typeof message.content === 'string' ? message.content : joinText(textBlocks(message.content, index)));
     else if (message.role === 'user') out.push(...userMessages(message, index));
-    else out.push(assistantMessage(message, index));
+    else out.push(...assistantMessages(message, index, replay));
   });
   const prompt = system.filter((text) => text !== '').join('\n\n');
   return prompt === '' ? out : [{ role: 'system', content: prompt }, ...out];
@@ -51,22 +65,40 @@ function userMessages(message: MessageParam, index: number): ChatMessage[] {
   return out;
 }
 
-function assistantMessage(message: MessageParam, index: number): ChatMessage {
-  if (typeof message.content === 'string') return { role: 'assistant', content: message.content };
-  const text: TextBlock[] = [];
-  const calls: ChatToolCall[] = [];
+/**
+ * An assistant turn. A replayed search splits it as the model saw it: the text and the search call,
+ * the search's result (a tool message, restored by the search plugin), then the rest of the turn.
+ */
+function assistantMessages(message: MessageParam, index: number, replay: ReplayedSearch[]): ChatMessage[] {
+  if (typeof message.content === 'string') return [{ role: 'assistant', content: message.content }];
+  const out: ChatMessage[] = [];
+  let text: TextBlock[] = [];
+  let calls: ChatToolCall[] = [];
+  const flush = (): void => {
+    const chat: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: text.length > 0 ? joinAnswerText(text) : null };
+    if (calls.length > 0) chat.tool_calls = calls;
+    out.push(chat);
+    text = [];
+    calls = [];
+  };
   message.content.forEach((block, blockIndex) => {
+    const param = `messages[${index}].content[${blockIndex}]`;
     if (block.type === 'text') text.push(block as TextBlock);
     else if (block.type === 'tool_use') {
       const use = block as ToolUseBlock;
       calls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input) } });
+    } else if (block.type === 'server_tool_use') calls.push(replayedCall(block as ContentBlock & Record<string, unknown>, param));
+    else if (block.type === 'web_search_tool_result') {
+      const restored = replayedResult(block as ContentBlock & Record<string, unknown>, param, calls);
+      flush();
+      out.push(restored.message);
+      replay.push(restored.replay);
     }
     // Replayed reasoning stays out of the prompt: open models' templates drop past thinking anyway.
-    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') refuseBlock(block, `messages[${index}].content[${blockIndex}]`);
+    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') refuseBlock(block, param);
   });
-  const chat: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: text.length > 0 ? joinText(text) : null };
-  if (calls.length > 0) chat.tool_calls = calls;
-  return chat;
+  if (out.length === 0 || text.length > 0 || calls.length > 0) flush();
+  return out;
 }
 
 function toolMessage(block: ToolResultBlock, param: string): ChatMessage {
@@ -82,6 +114,18 @@ function textBlocks(blocks: ContentBlock[], param: string | number): TextBlock[]
   });
 }
 
+/** An answer's text blocks; those split at citations (they carry `citations`) join back without a separator, as the model wrote them. */
+function joinAnswerText(blocks: TextBlock[]): string {
+  let text = '';
+  let glued = false;
+  blocks.forEach((block, index) => {
+    const cited = Array.isArray((block as TextBlock & { citations?: unknown }).citations);
+    text += index === 0 || glued || cited ? block.text : `\n${block.text}`;
+    glued = cited;
+  });
+  return text;
+}
+
 function joinText(blocks: TextBlock[]): string {
   return blocks.map((block) => block.text).join('\n');
 }
@@ -91,7 +135,7 @@ function refuseBlock(block: ContentBlock, param: string): never {
   const why = block.type === 'image' || block.type === 'document'
     ? `this model reads text only; '${block.type}' blocks are not supported`
     : block.type === 'server_tool_use' || block.type === 'web_search_tool_result'
-      ? 'web search is not enabled on this gateway'
+      ? 'server tool blocks belong in assistant turns'
       : `'${block.type}' blocks are not supported here`;
   throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${param}': ${why}.`, `${param}.type`);
 }
@@ -109,10 +153,10 @@ function chatTool(tool: ToolParam, index: number): ChatFunctionTool {
 }
 
 /** The spec's strings (`auto`, `required`, a tool name) and Anthropic's objects (`{type: auto|any|tool|none}`). */
-function applyToolChoice(chat: ChatRequest, choice: ToolChoiceParam | undefined, tools: ChatFunctionTool[]): void {
+function applyToolChoice(chat: ChatRequest, choice: ToolChoiceParam | undefined, tools: ChatFunctionTool[], search: boolean): void {
   if (choice === undefined) return;
   const named = (name: string): ChatToolChoice => {
-    if (!tools.some((tool) => tool.function.name === name)) {
+    if (!tools.some((tool) => tool.function.name === name) && !(search && name === SEARCH_FUNCTION_NAME)) {
       throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`, 'tool_choice');
     }
     return { type: 'function', function: { name } };

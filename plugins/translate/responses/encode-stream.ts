@@ -1,11 +1,11 @@
-import type { CanonicalEvent, ChatChunk, ChatToolCallDelta, ChatUsage, FinishReason } from '../../../proxy/canonical.js';
+import type { CanonicalEvent, ChatChunk, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, JsonObject, SearchCallEvent, SearchResultEvent } from '../../../proxy/canonical.js';
 import type { StreamEncoder } from '../../../proxy/dialect.js';
 import type { GatewayError } from '../../../proxy/errors.js';
 import { sseFrame } from '../../../proxy/sse.js';
 import { renderChatError } from '../chat/errors.js';
 import { outcomeOf, type Outcome } from './outcome.js';
-import { callItemId, fallbackCallId, messageItem, messageItemId, responseId, responseObject, responsesUsage, type ResponseContext } from './response-object.js';
-import type { OutputFunctionCall, OutputItem, ResponseStatus } from './types.js';
+import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
+import type { OutputFunctionCall, OutputItem, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /** A message item of the stream: open from its first text until a tool call starts or the stream ends. */
 interface StreamMessage {
@@ -16,6 +16,9 @@ interface StreamMessage {
   status: ResponseStatus;
   /** `…"delta":` for this item's text deltas, serialized once. */
   deltaHead: string;
+  /** The text's length in code points (annotation indices count them). */
+  length: number;
+  annotations: JsonObject[];
 }
 
 /** A function_call item: open from its first fragment until the stream ends (upstreams may interleave calls). */
@@ -29,7 +32,16 @@ interface StreamCall {
   status: ResponseStatus;
 }
 
-type StreamItem = StreamMessage | StreamCall;
+/** A web_search_call item: added when the search starts, done when its result is in. */
+interface StreamSearch {
+  kind: 'web_search_call';
+  id: string;
+  outputIndex: number;
+  query: string;
+  status: OutputWebSearchCall['status'];
+}
+
+type StreamItem = StreamMessage | StreamCall | StreamSearch;
 
 /**
  * Canonical chunks → the responses event stream (spec 6.3, WIRE.md). Every event is `event: NAME` with
@@ -48,6 +60,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #message: StreamMessage | undefined;
   /** Open function calls by the upstream's tool-call index. */
   readonly #calls = new Map<number, StreamCall>();
+  /** Search items by canonical search id. */
+  readonly #searches = new Map<string, StreamSearch>();
   #messageCount = 0;
   #sequence = 0;
   #finish: FinishReason | null = null;
@@ -69,8 +83,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     switch (event.type) {
       case 'chunk':
         return this.#chunk(event.chunk);
+      case 'search_call':
+        return this.#searchCall(event);
+      case 'search_result':
+        return this.#searchResult(event);
+      case 'citation':
+        return this.#citation(event);
       default:
-        return unknownEvent(event.type);
+        return unknownEvent(event);
     }
   }
 
@@ -81,6 +101,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     for (const item of this.#items) {
       if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
       else if (item.kind === 'function_call') out += this.#closeCall(item, outcome.status);
+      else if (item.kind === 'web_search_call' && item.status === 'searching') out += this.#closeSearch(item, 'completed');
     }
     const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
     const response = JSON.stringify(responseObject(this.#context, { status: outcome.status, output: this.#items.map(outputItem), usage: responsesUsage(this.#usage), outcome }));
@@ -114,6 +135,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (this.#message === undefined) out += this.#openMessage();
     const message = this.#message!;
     message.text += text;
+    message.length += codePoints(text);
     const delta = this.#spec ? `{"output_text":${JSON.stringify(text)}}` : JSON.stringify(text);
     return out + this.#frame('response.output_text.delta', `${message.deltaHead}${delta},"logprobs":[]`);
   }
@@ -123,7 +145,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const outputIndex = this.#items.length;
     const spec = this.#spec ? '"object":"response.delta",' : '';
     const deltaHead = `${spec}"item_id":"${id}","output_index":${outputIndex},"content_index":0,"delta":`;
-    const message: StreamMessage = { kind: 'message', id, outputIndex, text: '', status: 'in_progress', deltaHead };
+    const message: StreamMessage = { kind: 'message', id, outputIndex, text: '', status: 'in_progress', deltaHead, length: 0, annotations: [] };
     this.#items.push(message);
     this.#message = message;
     const item = { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] };
@@ -137,9 +159,44 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const item = outputItem(message);
     const head = `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0`;
     const text = JSON.stringify(message.text);
+    const annotations = JSON.stringify(message.annotations);
     return this.#frame('response.output_text.done', `${head},"text":${text},"logprobs":[]`)
-      + this.#frame('response.content_part.done', `${head},"part":{"type":"output_text","text":${text},"annotations":[]}`)
+      + this.#frame('response.content_part.done', `${head},"part":{"type":"output_text","text":${text},"annotations":${annotations}}`)
       + this.#frame('response.output_item.done', `"output_index":${message.outputIndex},"item":${JSON.stringify(item)}`);
+  }
+
+  /** A search starts: the message before it is finished; its item is added, in progress, then searching. */
+  #searchCall(event: SearchCallEvent): string {
+    let out = this.#message !== undefined ? this.#closeMessage(this.#message, 'completed') : '';
+    const search: StreamSearch = { kind: 'web_search_call', id: searchItemId(event.id), outputIndex: this.#items.length, query: event.query, status: 'in_progress' };
+    this.#items.push(search);
+    this.#searches.set(event.id, search);
+    const head = `"item_id":"${search.id}","output_index":${search.outputIndex}`;
+    out += this.#frame('response.output_item.added', `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`);
+    out += this.#frame('response.web_search_call.in_progress', head);
+    search.status = 'searching';
+    return out + this.#frame('response.web_search_call.searching', head);
+  }
+
+  #searchResult(event: SearchResultEvent): string {
+    const search = this.#searches.get(event.id);
+    if (search === undefined || search.status !== 'searching') return '';
+    return this.#closeSearch(search, event.error_code === undefined ? 'completed' : 'failed');
+  }
+
+  #closeSearch(search: StreamSearch, status: 'completed' | 'failed'): string {
+    search.status = status;
+    return this.#frame('response.web_search_call.completed', `"item_id":"${search.id}","output_index":${search.outputIndex}`)
+      + this.#frame('response.output_item.done', `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`);
+  }
+
+  /** A `url_citation` on the marker that ends the open message's text. */
+  #citation(event: CitationEvent): string {
+    const message = this.#message;
+    if (message === undefined) return '';
+    const annotation = urlCitation(message.length, event.marker, event.citation.url, event.citation.title);
+    const index = message.annotations.push(annotation) - 1;
+    return this.#frame('response.output_text.annotation.added', `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"annotation_index":${index},"annotation":${JSON.stringify(annotation)}`);
   }
 
   #toolFragment(fragment: ChatToolCallDelta): string {
@@ -181,12 +238,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 }
 
 function outputItem(item: StreamItem): OutputItem {
-  if (item.kind === 'message') return messageItem(item.id, item.text, item.status);
+  if (item.kind === 'message') return messageItem(item.id, item.text, item.status, item.annotations);
+  if (item.kind === 'web_search_call') return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
   const call: OutputFunctionCall = { type: 'function_call', id: item.id, call_id: item.callId, name: item.name, arguments: item.arguments, status: item.status };
   return call;
 }
 
 /** A new canonical event type is a compile error here until the encoder handles it. */
-function unknownEvent(_type: never): string {
+function unknownEvent(_event: never): string {
   return '';
 }

@@ -6,12 +6,12 @@ const STATELESS = 'this gateway keeps no responses or conversations (the respons
 /** Spec rule 5. */
 const NO_FUNCTION_TOOLS = 'Function tool calling is not supported on /v1/responses; use /v1/chat/completions or /v1/messages for tools.';
 
-const SEARCH_TOOLS = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
+export const SEARCH_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
 
 /**
  * What the dialect refuses, and why, checked on the raw body before the schema so the message can explain:
- * references to stored state, function tools while they are switched off, search while no search plugin
- * runs, and tool types the gateway does not have.
+ * references to stored state, function tools while they are switched off, and tool types the gateway does
+ * not have. Search tools pass: the search plugin runs them (and without it the upstream call refuses them).
  */
 export function refuseUnsupported(body: unknown, functionTools: boolean): void {
   if (!isRecord(body)) return;
@@ -34,10 +34,7 @@ function refuseTool(tool: unknown, param: string, functionTools: boolean): void 
     if (!functionTools) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', NO_FUNCTION_TOOLS, param);
     return;
   }
-  if (SEARCH_TOOLS.has(type)) {
-    // The search plugin (issue #7) executes this tool; until it is in the chain there is nothing to run it.
-    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', `Web search is not enabled on this gateway (no search plugin in its plugin chain), so the '${type}' tool cannot be used.`, param);
-  }
+  if (SEARCH_TOOLS.has(type)) return;
   const allowed = functionTools ? "'web_search' and 'function' tools are" : "the 'web_search' tool is";
   throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', `Tool type '${type}' is not supported on /v1/responses; only ${allowed}.`, param);
 }

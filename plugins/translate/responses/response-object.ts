@@ -29,8 +29,25 @@ export const callItemId = (context: ResponseContext, n: number): string => `fc_$
 /** A call id for an upstream that sent none (the client answers with it in `function_call_output`). */
 export const fallbackCallId = (context: ResponseContext, n: number): string => `call_${context.id}_${n}`;
 
-export function messageItem(id: string, text: string, status: ResponseStatus): OutputMessage {
-  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+export function messageItem(id: string, text: string, status: ResponseStatus, annotations: JsonObject[] = []): OutputMessage {
+  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations }] };
+}
+
+/** The item id of a canonical search id. */
+export const searchItemId = (id: string): string => `ws_${id}`;
+
+/** A `url_citation` of the marker that ends the text so far; indices count code points, as OpenAI's do. */
+export function urlCitation(textLength: number, marker: string, url: string, title: string): JsonObject {
+  return { type: 'url_citation', start_index: textLength - codePoints(marker), end_index: textLength, url, title };
+}
+
+export function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) count--;
+  }
+  return count;
 }
 
 /**
@@ -83,13 +100,15 @@ export function responseObject(context: ResponseContext, state: ResponseState): 
 /** Usage in the dialect's names; total recomputed as the sum. Cached tokens are part of input_tokens, as upstream. */
 export function responsesUsage(usage: ChatUsage | null | undefined): ResponsesUsage | null {
   if (!usage) return null;
-  return {
+  const result: ResponsesUsage = {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
   };
+  if (usage.web_search_requests !== undefined) result.web_search_requests = usage.web_search_requests;
+  return result;
 }
 
 function outputText(output: OutputItem[]): string {

@@ -1,10 +1,12 @@
-import type { ChatContentPart, ChatFunctionTool, ChatMessage, ChatRequest, ChatToolChoice, JsonObject } from '../../../proxy/canonical.js';
+import { SEARCH_FUNCTION_NAME, type ChatContentPart, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolChoice, type JsonObject } from '../../../proxy/canonical.js';
 import { GatewayError } from '../../../proxy/errors.js';
 import type { FunctionToolParam, InputItem, InputTextPart, ResponsesRequest, TextFormat, ToolChoiceParam } from './types.js';
+import { webSearchOptions } from './web-search.js';
 
 /**
  * A validated responses request → the canonical chat request (the model id is checked by the caller).
- * Only function tools reach this point: search and other tools were refused before (refuse.ts).
+ * Only function and search tools reach this point: other tools were refused before (refuse.ts). The search
+ * tool becomes the gateway-side `web_search` (the search plugin runs it).
  */
 export function responsesToChat(request: ResponsesRequest): ChatRequest {
   const chat: ChatRequest = { model: request.model, messages: chatMessages(request) };
@@ -15,9 +17,18 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   if (request.stream === true) chat.stream = true;
   const format = responseFormat(request.text?.format);
   if (format !== undefined) chat.response_format = format;
-  const tools = (request.tools ?? []).map(chatTool);
-  if (tools.length > 0) {
-    chat.tools = tools;
+  const tools: ChatFunctionTool[] = [];
+  (request.tools ?? []).forEach((tool, index) => {
+    if (tool.type === 'function') tools.push(chatTool(tool));
+    else if (chat.web_search !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}]': only one web search tool may be given.`, `tools[${index}].type`);
+    else chat.web_search = webSearchOptions(tool, index);
+  });
+  if (chat.web_search !== undefined) {
+    const clash = (request.tools ?? []).findIndex((tool) => tool.type === 'function' && tool.name === SEARCH_FUNCTION_NAME);
+    if (clash >= 0) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${clash}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`, `tools[${clash}].name`);
+  }
+  if (tools.length > 0 || chat.web_search !== undefined) {
+    if (tools.length > 0) chat.tools = tools;
     const choice = toolChoice(request.tool_choice, tools);
     if (choice !== undefined) chat.tool_choice = choice;
     if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;

@@ -41,6 +41,14 @@ export interface FunctionToolParam {
   strict?: boolean | null;
 }
 
+/** The search tool (spec 2.6): `web_search`, or an alias; the schema checked the field types. */
+export interface WebSearchToolParam {
+  type: 'web_search' | 'web_search_preview' | 'web_search_2025_08_26' | 'web_search_preview_2025_03_11';
+  search_context_size?: 'low' | 'medium' | 'high';
+  filters?: { allowed_domains?: string[] | null; blocked_domains?: string[] | null } | null;
+  user_location?: JsonObject | null;
+}
+
 export type ToolChoiceParam = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
 
 export type TextFormat =
@@ -60,7 +68,7 @@ export interface ResponsesRequest {
   temperature?: number | null;
   top_p?: number | null;
   stream?: boolean | null;
-  tools?: FunctionToolParam[] | null;
+  tools?: Array<FunctionToolParam | WebSearchToolParam> | null;
   tool_choice?: ToolChoiceParam | null;
   parallel_tool_calls?: boolean | null;
   text?: { format?: TextFormat } | null;
@@ -95,7 +103,15 @@ export interface OutputFunctionCall {
   status: ResponseStatus;
 }
 
-export type OutputItem = OutputMessage | OutputFunctionCall;
+/** A server-side search (spec 2.7): before the message that uses it; `failed` when the search errored. */
+export interface OutputWebSearchCall {
+  type: 'web_search_call';
+  id: string;
+  status: 'in_progress' | 'searching' | 'completed' | 'failed';
+  action: { type: 'search'; query: string };
+}
+
+export type OutputItem = OutputMessage | OutputFunctionCall | OutputWebSearchCall;
 
 export interface ResponsesUsage {
   input_tokens: number;
@@ -103,4 +119,6 @@ export interface ResponsesUsage {
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
+  /** With the search tool: the searches executed for this answer (spec 2.7). */
+  web_search_requests?: number;
 }

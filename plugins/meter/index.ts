@@ -1,0 +1,107 @@
+// The meter plugin: credits and the usage ledger (spec sections 7 and 8.4). At admission it holds an
+// estimate of the request's cost on the organization's balance, or answers 402 when the balance is
+// zero or below; at the end it settles the hold against the real cost, in the same transaction as the
+// ledger row (request-meter.ts says when). count_tokens never reaches `handle`, so it never gets 402.
+// A hold that no process settles (the process was killed mid-request) is released by a periodic sweep.
+import { GatewayError } from '../../proxy/errors.js';
+import type { Exchange } from '../../proxy/exchange.js';
+import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
+import { estimateInputTokens } from '../../limits/estimate.js';
+import { formatCredits } from '../../store/credits.js';
+import { Ledger, type Dialect, type Hold } from './ledger.js';
+import { NO_USAGE, Pricer } from './price.js';
+import { RequestMeter } from './request-meter.js';
+
+declare module '../../proxy/exchange.js' {
+  interface ExchangeLocals {
+    /** Searches the search plugin ran for this request; `executed` ones are billed (errored ones are not). */
+    searches: { executed: number };
+  }
+}
+
+interface MeterOptions {
+  default_hold_output_tokens?: number;
+  orphan_hold_ms?: number;
+  sweep_interval_ms?: number;
+}
+
+export const optionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    /** Output tokens the hold assumes when a request sets no max_tokens (chat's default is unlimited). */
+    default_hold_output_tokens: { type: 'integer', minimum: 0 },
+    /** A hold older than this with no settlement is an orphan: refunded and marked 'released'. */
+    orphan_hold_ms: { type: 'integer', minimum: 1 },
+    /** How often the sweep looks for orphans (it also runs once at start). */
+    sweep_interval_ms: { type: 'integer', minimum: 10 },
+  },
+};
+
+const DIALECTS: ReadonlySet<string> = new Set<Dialect>(['chat', 'messages', 'responses']);
+
+export const meterPlugin: PluginModule = {
+  optionsSchema,
+  async create(options, context): Promise<Plugin> {
+    const { default_hold_output_tokens: holdOutputTokens = 4096, orphan_hold_ms: orphanMs = 3_600_000, sweep_interval_ms: sweepMs = 60_000 } = options as MeterOptions;
+    const pricer = new Pricer(context.config.pricing);
+    const store = await context.store();
+    const ledger = new Ledger(store.db);
+    /** Holds this process is still metering: the sweep leaves them alone, however old. */
+    const inFlight = new Set<string>();
+    const deps = { ledger, pricer, done: (hold: Hold) => inFlight.delete(hold.id) };
+
+    let sweeping: Promise<unknown> = Promise.resolve();
+    const sweep = (): void => {
+      sweeping = ledger.releaseOrphans(Date.now() - orphanMs, (id) => inFlight.has(id)).catch(() => 0);
+    };
+    sweep();
+    const timer = setInterval(sweep, sweepMs);
+    timer.unref();
+
+    return {
+      name: 'meter',
+      async handle(exchange: Exchange, next: Next): Promise<EventStream> {
+        const caller = exchange.locals.caller;
+        const request = exchange.request;
+        const dialect = exchange.route.dialect?.name;
+        if (caller === undefined || request === undefined || dialect === undefined || !DIALECTS.has(dialect)) {
+          throw new GatewayError('GW_ERR_INTERNAL', 'The meter has no caller: the auth plugin must come before it in the chain.');
+        }
+        const inputEstimate = estimateInputTokens(request);
+        const hold: Hold = {
+          id: exchange.id,
+          orgId: caller.orgId,
+          keyId: caller.keyId,
+          dialect: dialect as Dialect,
+          holdMicros: pricer.cost({ ...NO_USAGE, input: inputEstimate, output: request.max_tokens ?? holdOutputTokens }),
+          createdAt: Date.now(),
+        };
+        const held = await ledger.hold(hold);
+        if (!held.taken) throw noCredits(held.balanceMicros);
+        inFlight.add(hold.id);
+        const meter = new RequestMeter(exchange, hold, inputEstimate, deps);
+        let events: EventStream;
+        try {
+          events = await next();
+        } catch (error) {
+          await meter.failed(error);
+          throw error;
+        }
+        return meter.meter(events);
+      },
+      async close() {
+        clearInterval(timer);
+        await sweeping;
+      },
+    };
+  },
+};
+
+function noCredits(balanceMicros: number | undefined): GatewayError {
+  const balance = formatCredits(balanceMicros ?? 0);
+  return new GatewayError(
+    'GW_ERR_BILLING_NO_CREDITS',
+    `Insufficient credits: your organization's balance is ${balance} credits. Add credits to continue (an admin can run \`gateway credits add ORG AMOUNT\` or use the dashboard).`,
+  );
+}

@@ -1,0 +1,92 @@
+// The promptcache plugin: prompt-cache accounting for the message dialect (README, "Prompt caching").
+// A request whose blocks carry `cache_control` has its marked prefixes looked up in the caller's
+// organization's registry (in this process, or in Redis so that every node shares it) while the
+// upstream works; the usage it reports is then split into cache reads, cache writes per TTL and
+// plain input, and the marked prefixes are written back (or refreshed). Without marks, or without a
+// caller (no auth plugin), the upstream's usage passes unchanged: its own cached tokens stay reads.
+import type { CanonicalEvent, ChatUsage } from '../../proxy/canonical.js';
+import type { Exchange } from '../../proxy/exchange.js';
+import type { EventStream, Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { CacheSplit } from './accounting.js';
+import { cachePrefixes } from './prefixes.js';
+import { PromptCache, type CachePlan } from './prompt-cache.js';
+import { RedisRegistry } from './redis-registry.js';
+import { MemoryRegistry } from './registry.js';
+
+type ChunkEvent = Extract<CanonicalEvent, { type: 'chunk' }>;
+
+interface PromptCacheOptions {
+  ttl_5m_ms?: number;
+  ttl_1h_ms?: number;
+  max_entries?: number;
+}
+
+export const optionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ttl_5m_ms: { type: 'integer', minimum: 1 },
+    ttl_1h_ms: { type: 'integer', minimum: 1 },
+    max_entries: { type: 'integer', minimum: 1 },
+  },
+};
+
+export const promptCachePlugin: PluginModule = {
+  optionsSchema,
+  create(options, context): Plugin {
+    const { ttl_5m_ms = 300_000, ttl_1h_ms = 3_600_000, max_entries } = options as PromptCacheOptions;
+    const countTokens = context.countTokens;
+    if (countTokens === undefined) throw new Error('the promptcache plugin needs the gateway token counter (context.countTokens)');
+    const redis = context.redis();
+    const registry = redis !== undefined ? new RedisRegistry(redis, context.config.redis.key_prefix ?? 'gateway:') : new MemoryRegistry(max_entries !== undefined ? { maxEntries: max_entries } : {});
+    const cache = new PromptCache({ registry, ttlMs: { '5m': ttl_5m_ms, '1h': ttl_1h_ms }, countTokens });
+    return {
+      name: 'promptcache',
+      async handle(exchange, next) {
+        if (exchange.route.dialect?.name !== 'messages') return next();
+        const prefixes = cachePrefixes(exchange.body);
+        const orgId = exchange.locals.caller?.orgId;
+        if (prefixes === undefined || orgId === undefined) return next();
+        // Looked up and counted while the upstream works; a failure leaves the upstream's usage as it is.
+        const planning = cache.plan(orgId, prefixes, exchange.signal).catch((error: unknown) => {
+          if (!exchange.signal.aborted) exchange.log.warn({ err: (error as Error).message }, 'promptcache: no cache accounting for this request');
+          return undefined;
+        });
+        return accounted(await next(), planning, cache, exchange);
+      },
+    };
+  },
+};
+
+/** The events with every usage split by the plan; the plan's prefixes are written back at the first usage. */
+async function* accounted(events: EventStream, planning: Promise<CachePlan | undefined>, cache: PromptCache, exchange: Exchange): EventStream {
+  let plan: CachePlan | undefined;
+  let planned = false;
+  for await (const event of events) {
+    const usage = event.type === 'chunk' ? event.chunk.usage : undefined;
+    if (event.type !== 'chunk' || !usage) {
+      yield event;
+      continue;
+    }
+    if (!planned) {
+      planned = true;
+      plan = await planning;
+      if (plan !== undefined) {
+        cache.registry.register(plan.orgId, plan.entries(Date.now())).catch((error: unknown) => exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'));
+      }
+    }
+    if (plan === undefined) {
+      yield event;
+      continue;
+    }
+    const split = plan.split(usage.prompt_tokens, usage.prompt_tokens_details?.cached_tokens ?? 0);
+    exchange.logFields.cache_read = split.read;
+    exchange.logFields.cache_write = split.write5m + split.write1h;
+    yield withSplit(event, usage, split);
+  }
+}
+
+function withSplit(event: ChunkEvent, usage: ChatUsage, split: CacheSplit): ChunkEvent {
+  const details = { ...usage.prompt_tokens_details, cached_tokens: split.read, cache_creation: { ephemeral_5m_input_tokens: split.write5m, ephemeral_1h_input_tokens: split.write1h } };
+  return { ...event, chunk: { ...event.chunk, usage: { ...usage, prompt_tokens_details: details } } };
+}

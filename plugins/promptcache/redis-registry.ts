@@ -1,0 +1,50 @@
+// The prompt-cache registry in Redis, shared by the gateway nodes: one key per organization and
+// prefix, `<prefix>promptcache:<org>:<hash>` → `{"tokens","ttl","expiresAt"}`, expiring with it (PX).
+import type { Redis } from 'ioredis';
+import type { PrefixEntry, PrefixRegistry } from './registry.js';
+
+export class RedisRegistry implements PrefixRegistry {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  constructor(redis: Redis, keyPrefix: string, now: () => number = Date.now) {
+    this.#redis = redis;
+    this.#prefix = `${keyPrefix}promptcache:`;
+    this.#now = now;
+  }
+
+  async lookup(orgId: string, hashes: readonly string[]): Promise<Map<string, PrefixEntry>> {
+    const found = new Map<string, PrefixEntry>();
+    if (hashes.length === 0) return found;
+    const values = await this.#redis.mget(hashes.map((hash) => this.#key(orgId, hash)));
+    const now = this.#now();
+    values.forEach((value, i) => {
+      const entry = value === null ? undefined : parseEntry(value);
+      if (entry !== undefined && entry.expiresAt > now) found.set(hashes[i]!, entry);
+    });
+    return found;
+  }
+
+  async register(orgId: string, entries: ReadonlyArray<PrefixEntry & { hash: string }>): Promise<void> {
+    const now = this.#now();
+    const writes = entries
+      .filter((entry) => entry.expiresAt > now)
+      .map(({ hash, tokens, ttl, expiresAt }) => this.#redis.set(this.#key(orgId, hash), JSON.stringify({ tokens, ttl, expiresAt }), 'PX', expiresAt - now));
+    await Promise.all(writes);
+  }
+
+  #key(orgId: string, hash: string): string {
+    return `${this.#prefix}${orgId}:${hash}`;
+  }
+}
+
+function parseEntry(value: string): PrefixEntry | undefined {
+  try {
+    const entry = JSON.parse(value) as Partial<PrefixEntry>;
+    if (typeof entry.tokens !== 'number' || typeof entry.expiresAt !== 'number' || (entry.ttl !== '5m' && entry.ttl !== '1h')) return undefined;
+    return { tokens: entry.tokens, ttl: entry.ttl, expiresAt: entry.expiresAt };
+  } catch {
+    return undefined;
+  }
+}

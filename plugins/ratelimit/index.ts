@@ -1,0 +1,55 @@
+// The ratelimit plugin: per-organization limits by tier (spec §8), after `auth` in the chain. Options:
+// `backend` (auto: Redis when `redis.url` is set, else in-process; memory; redis) and `tier_cache_ms`
+// (how long a node trusts an organization's tier, so that requests cost no store read).
+import { ConfigError } from '../../config/load.js';
+import { tiersOf } from '../../limits/tiers.js';
+import type { Plugin, PluginContext, PluginModule } from '../../proxy/plugin.js';
+import { RateLimitHeaders } from './headers.js';
+import { memoryWindow } from './memory-window.js';
+import { RateLimiter } from './rate-limiter.js';
+import { redisWindow } from './redis-window.js';
+import { TierCache } from './tier-cache.js';
+import type { RateWindow } from './window.js';
+
+interface RateLimitOptions {
+  backend?: 'auto' | 'memory' | 'redis';
+  tier_cache_ms?: number;
+}
+
+export const optionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    backend: { enum: ['auto', 'memory', 'redis'] },
+    tier_cache_ms: { type: 'integer', minimum: 0, maximum: 10000 },
+  },
+};
+
+export const rateLimitPlugin: PluginModule = {
+  optionsSchema,
+  async create(options, context): Promise<Plugin> {
+    const { backend = 'auto', tier_cache_ms: tierCacheMs = 1500 } = options as RateLimitOptions;
+    const limits = context.config.limits;
+    // Windows are whole seconds (Redis expiries are); the schema's minimum is one.
+    const windowSeconds = Math.max(1, Math.floor(limits.window_ms / 1000));
+    const spentMicros = async (orgId: string): Promise<number | undefined> => (await (await context.store()).orgs.find(orgId))?.spentMicros;
+    return new RateLimiter({
+      window: await openWindow(backend, context, windowSeconds),
+      tiers: new TierCache(spentMicros, tiersOf(limits.tiers), tierCacheMs),
+      headers: new RateLimitHeaders(limits.header_prefix),
+      notifier: context.notifier,
+    });
+  },
+};
+
+async function openWindow(backend: NonNullable<RateLimitOptions['backend']>, context: PluginContext, windowSeconds: number): Promise<RateWindow> {
+  const useRedis = backend === 'redis' || (backend === 'auto' && context.config.redis.url !== undefined);
+  if (!useRedis) return memoryWindow(windowSeconds);
+  const client = context.redis();
+  if (client === undefined) throw new ConfigError("plugin ratelimit: backend 'redis' needs redis.url (or GATEWAY_REDIS_URL)");
+  try {
+    return await redisWindow(client, context.config.redis.key_prefix ?? 'gateway:', windowSeconds);
+  } catch (error) {
+    throw new ConfigError(`redis.url: the rate limiter cannot reach Redis: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

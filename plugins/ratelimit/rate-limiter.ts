@@ -1,0 +1,154 @@
+// The rate limiter's hooks (spec §8.1–8.3). Per organization and window, three counters against the
+// organization's tier:
+// - requests: every call of a generation route is one, streamed or not, valid or not, consumed in
+//   onRequest before the body is read (a 400 counts: a call is a call);
+// - input tokens: the request's estimate is consumed before the upstream call (429 if it does not fit,
+//   and the estimate is given back), then reconciled with the upstream's prompt_tokens;
+// - output tokens: charged after the response with completion_tokens (never max_tokens), also when the
+//   client went away or the stream broke. They cannot stop the request that crosses the limit: that one
+//   completes, the organization is notified, and every later request of the window gets 429.
+// count_tokens and /v1/models consume nothing but carry the headers (a read); /health is left alone.
+import type { LimitNotifier } from '../../notify/notifier.js';
+import { estimateInputTokens } from '../../limits/estimate.js';
+import type { Tier } from '../../limits/tiers.js';
+import type { GatewayError } from '../../proxy/errors.js';
+import type { Exchange } from '../../proxy/exchange.js';
+import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
+import { writeRetryAfter, type Counts, type RateLimitHeaders } from './headers.js';
+import { inputTooLargeError, limitError } from './limit-error.js';
+import type { TierCache } from './tier-cache.js';
+import { watchUsage, type UsageWatch } from './usage-watch.js';
+import type { CounterKind, RateWindow } from './window.js';
+
+/** The caller's tier and counters, as the last operation left them. */
+export interface RateLimitState {
+  orgId: string;
+  tier: Tier;
+  counts: Counts;
+}
+
+declare module '../../proxy/exchange.js' {
+  interface ExchangeLocals {
+    /** The caller's rate-limit tier and counters: set by the ratelimit plugin. */
+    rateLimit: RateLimitState;
+  }
+}
+
+export interface RateLimiterParts {
+  window: RateWindow;
+  tiers: TierCache;
+  headers: RateLimitHeaders;
+  notifier: LimitNotifier;
+}
+
+export class RateLimiter implements Plugin {
+  readonly name = 'ratelimit';
+  readonly #window: RateWindow;
+  readonly #tiers: TierCache;
+  readonly #headers: RateLimitHeaders;
+  readonly #notifier: LimitNotifier;
+
+  constructor(parts: RateLimiterParts) {
+    this.#window = parts.window;
+    this.#tiers = parts.tiers;
+    this.#headers = parts.headers;
+    this.#notifier = parts.notifier;
+  }
+
+  async onRequest(exchange: Exchange): Promise<void> {
+    const caller = exchange.locals.caller;
+    const kind = exchange.route.kind;
+    // Without auth before it in the chain there is no organization to count for.
+    if (caller === undefined || kind === 'health') return;
+    const orgId = caller.orgId;
+    const generating = kind === 'generate';
+    const window = this.#window;
+    // One round trip with Redis (auto-pipelined): the tier is cached, the three counters go together.
+    const [tier, requests, input, output] = await Promise.all([
+      this.#tiers.tierOf(orgId),
+      generating ? window.consume('requests', orgId, 1) : window.read('requests', orgId),
+      window.read('input', orgId),
+      window.read('output', orgId),
+    ]);
+    const state: RateLimitState = { orgId, tier, counts: { requests, input, output } };
+    exchange.locals.rateLimit = state;
+    this.#headers.write(exchange.responseHeaders, tier, state.counts);
+    if (!generating) return;
+    if (requests.used > tier.requestsPerMinute) throw this.#reject(exchange, state, 'requests');
+    if (output.used >= tier.outputTokensPerMinute) throw this.#reject(exchange, state, 'output', `${output.used} used in this window`);
+  }
+
+  async handle(exchange: Exchange, next: Next): Promise<EventStream> {
+    const state = exchange.locals.rateLimit;
+    const request = exchange.request;
+    if (state === undefined || request === undefined) return next();
+    const { orgId, tier } = state;
+    const limit = tier.inputTokensPerMinute;
+    const estimate = estimateInputTokens(request);
+    const input = await this.#window.consume('input', orgId, estimate);
+    if (input.used > limit) {
+      // Refused: the estimate goes back, so that a refused request takes nothing from the window.
+      state.counts.input = await this.#window.adjust('input', orgId, -estimate);
+      this.#headers.write(exchange.responseHeaders, tier, state.counts);
+      if (estimate > limit) {
+        writeRetryAfter(exchange.responseHeaders, state.counts.input.resetAt - Date.now());
+        exchange.responseHeaders['x-should-retry'] = 'false';
+        throw inputTooLargeError(tier, this.#window.windowMs, estimate);
+      }
+      const left = Math.max(0, limit - (input.used - estimate));
+      throw this.#reject(exchange, state, 'input', `this request needs about ${estimate} and ${left} are left`);
+    }
+    state.counts.input = input;
+    this.#headers.write(exchange.responseHeaders, tier, state.counts);
+    let events: EventStream;
+    try {
+      events = await next();
+    } catch (error) {
+      // No answer came (upstream down or refusing, or a later plugin said no): nothing was processed.
+      await this.#settle(exchange, state, { estimate, windowEnd: input.resetAt, prompt: 0, output: 0 });
+      throw error;
+    }
+    return watchUsage(events, (watch) => this.#settle(exchange, state, { estimate, windowEnd: input.resetAt, ...usedBy(watch) }));
+  }
+
+  /**
+   * Charges what the call used: the input difference to the estimate (penalty or reward) in the window
+   * the estimate went to, if that window is still open, and the output tokens. Never throws: the
+   * response is already on its way.
+   */
+  async #settle(exchange: Exchange, state: RateLimitState, used: { estimate: number; windowEnd: number; prompt: number | undefined; output: number }): Promise<void> {
+    const { orgId, tier } = state;
+    const window = this.#window;
+    try {
+      const difference = used.prompt === undefined ? 0 : used.prompt - used.estimate;
+      const [input, output] = await Promise.all([
+        difference !== 0 && Date.now() < used.windowEnd ? window.adjust('input', orgId, difference) : undefined,
+        used.output > 0 ? window.consume('output', orgId, used.output) : undefined,
+      ]);
+      if (input !== undefined) state.counts.input = input;
+      if (output !== undefined) {
+        state.counts.output = output;
+        const limit = tier.outputTokensPerMinute;
+        // Exactly one request crosses the limit in a window: the counter only grows, atomically.
+        if (output.used >= limit && output.used - used.output < limit) {
+          this.#notifier.outputTokensBlocked({ orgId, limit, used: output.used, resetAt: new Date(output.resetAt) });
+        }
+      }
+      if (!exchange.res.headersSent) this.#headers.write(exchange.responseHeaders, tier, state.counts);
+    } catch (error) {
+      exchange.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'ratelimit: could not charge the usage');
+    }
+  }
+
+  /** The 429 for a counter: retry-after until its window resets, and the message naming the limit. */
+  #reject(exchange: Exchange, state: RateLimitState, kind: CounterKind, detail?: string): GatewayError {
+    const retryMs = state.counts[kind].resetAt - Date.now();
+    writeRetryAfter(exchange.responseHeaders, retryMs);
+    return limitError({ kind, tier: state.tier, windowMs: this.#window.windowMs, retryMs, ...(detail === undefined ? {} : { detail }) });
+  }
+}
+
+/** The prompt tokens the upstream reported (undefined: none came, the estimate stands) and the output tokens. */
+function usedBy(watch: UsageWatch): { prompt: number | undefined; output: number } {
+  return { prompt: watch.usage?.prompt_tokens, output: watch.outputTokens() };
+}

@@ -1,0 +1,128 @@
+// The ledger survives a killed process: a gateway process under load (every dialect, streaming and
+// not) is killed with SIGKILL; then every response a client received completely has its settled
+// ledger row with the same usage, no settled row lacks a request, the holds left open belong to
+// requests that did not complete, and the balance equals its start minus the settled costs and the
+// open holds. Twice, on the same store: the second process starts on the first one's leftovers.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { startSim, type RunningSim } from '../../sim/server.js';
+import { openStore } from '../../store/store.js';
+import { startGatewayProcess } from '../helpers/gateway-process.js';
+import { DIALECTS, PATHS, readAnswer, requestBody, type DialectName, type LedgerTokens } from '../helpers/metered-answers.js';
+
+const CLIENTS = 64;
+const CREDITS_MICROS = 1_000_000_000;
+
+interface Sent {
+  /** The x-request-id, when response headers arrived. */
+  id: string | undefined;
+  complete: boolean;
+  tokens: LedgerTokens | undefined;
+  label: string;
+}
+
+let sim: RunningSim;
+const dataDir = mkdtempSync(join(tmpdir(), 'ledger-kill-'));
+const configFile = join(dataDir, 'gateway.yaml');
+let key: string;
+t.before(async () => {
+  sim = await startSim({ itlMs: 1, outputTokens: 24 });
+  writeFileSync(configFile, 'plugins:\n  - name: auth\n  - name: meter\n');
+  const store = await openStore({ dataDir });
+  await store.orgs.create('acme');
+  await store.orgs.addCredits('acme', CREDITS_MICROS);
+  key = (await store.keys.create('acme', 'load')).key;
+  await store.close();
+});
+t.teardown(() => sim.close());
+
+/** One client: requests back to back, rotating dialect and streaming, until `stop`; every request is recorded. */
+async function client(url: string, index: number, sent: Sent[], stop: { now: boolean }): Promise<void> {
+  for (let n = index; !stop.now; n++) {
+    const dialect: DialectName = DIALECTS[n % 3]!;
+    const stream = Math.floor(n / 3) % 2 === 0;
+    const record: Sent = { id: undefined, complete: false, tokens: undefined, label: `${dialect} ${stream ? 'stream' : 'body'}` };
+    sent.push(record);
+    try {
+      const response = await fetch(url + PATHS[dialect], {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(requestBody(dialect, stream, `Say something about the ledger, number ${n}.`, 40)),
+      });
+      record.id = response.headers.get('x-request-id') ?? undefined;
+      const answer = await readAnswer(dialect, stream, response);
+      record.complete = answer.complete;
+      record.tokens = answer.tokens;
+    } catch {
+      return; // the process is gone
+    }
+  }
+}
+
+for (const round of [1, 2]) {
+  t.test(`round ${round}: a gateway killed under load loses no ledger row of a completed response`, async (t) => {
+    const gateway = await startGatewayProcess({ GATEWAY_CONFIG: configFile, GATEWAY_DATA_DIR: dataDir, GATEWAY_UPSTREAM_URL: `${sim.url}/v1`, GATEWAY_LOG_LEVEL: 'silent' });
+    gateway.child.stdout?.resume();
+    const sent: Sent[] = [];
+    const stop = { now: false };
+    const clients = Array.from({ length: CLIENTS }, (_, index) => client(gateway.url, index, sent, stop));
+    // Let the load run, then kill at a moment unrelated to any request's phase.
+    const started = Date.now();
+    while (sent.filter((record) => record.complete).length < 200 && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 50)));
+    const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
+    gateway.child.kill('SIGKILL');
+    await exited;
+    stop.now = true;
+    await Promise.all(clients);
+
+    const completed = sent.filter((record) => record.complete);
+    t.ok(completed.length >= 200, `${completed.length} complete responses of ${sent.length} requests`);
+    t.ok(sent.length > completed.length, 'the kill cut some requests short');
+
+    const store = await openStore({ dataDir });
+    try {
+      const rows = await store.db.selectFrom('usage').selectAll().execute();
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const missing: string[] = [];
+      const differing: string[] = [];
+      for (const record of completed) {
+        const row = byId.get(record.id!);
+        if (row === undefined || row.state !== 'settled') {
+          missing.push(`${record.label} ${record.id} (${row?.state ?? 'no row'})`);
+          continue;
+        }
+        const tokens = { input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens };
+        if (JSON.stringify(tokens) !== JSON.stringify(record.tokens)) differing.push(`${record.label} ${record.id}: row ${JSON.stringify(tokens)}, response ${JSON.stringify(record.tokens)}`);
+        if (row.status !== 200) differing.push(`${record.label} ${record.id}: status ${row.status}`);
+      }
+      t.same(missing, [], 'every complete response has its settled row');
+      t.same(differing, [], 'with the usage the response reported');
+
+      // Rows of this round: those of requests sent now, and those whose response never got its headers to the client.
+      const known = new Set(sent.map((record) => record.id).filter((id) => id !== undefined));
+      const completedIds = new Set(completed.map((record) => record.id));
+      const headerless = sent.filter((record) => record.id === undefined).length;
+      const earlier = round === 1 ? new Set<string>() : new Set(previousRows);
+      const thisRound = rows.filter((row) => !earlier.has(row.id));
+      const settledUnknown = thisRound.filter((row) => row.state === 'settled' && !known.has(row.id));
+      t.ok(settledUnknown.length <= headerless, `settled rows without a request seen by a client (${settledUnknown.length}) are at most the requests whose headers never arrived (${headerless})`);
+      t.ok(thisRound.filter((row) => row.state === 'settled').length <= sent.length, 'no more settled rows than requests');
+      const heldCompleted = thisRound.filter((row) => row.state === 'held' && completedIds.has(row.id));
+      t.same(heldCompleted.map((row) => row.id), [], 'no open hold belongs to a completed request');
+
+      const org = await store.orgs.get('acme');
+      const settledCost = rows.filter((row) => row.state === 'settled').reduce((sum, row) => sum + Number(row.cost_micros), 0);
+      const openHolds = rows.filter((row) => row.state === 'held').reduce((sum, row) => sum + Number(row.hold_micros), 0);
+      t.equal(org.spentMicros, settledCost, 'lifetime spend is the sum of the settled costs');
+      t.equal(CREDITS_MICROS - org.balanceMicros, settledCost + openHolds, 'the balance moved by the settled costs and the open holds, nothing else');
+      previousRows = rows.map((row) => row.id);
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+let previousRows: string[] = [];

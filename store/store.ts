@@ -10,6 +10,7 @@ import { migrations } from './migrations/index.js';
 import { Orgs } from './orgs.js';
 import type { Database } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
+import { sqliteTransactor, type Transactor } from './transactor.js';
 
 export const DATABASE_FILE = 'gateway.db';
 
@@ -29,6 +30,8 @@ export interface Store {
   readonly path: string;
   /** The typed query builder, for the parts of the gateway that own other tables (the usage ledger). */
   readonly db: Kysely<Database>;
+  /** Transactions of precompiled statements for hot paths (the meter's holds and settlements). */
+  readonly transact: Transactor;
   /** Writes pending last-used times, then closes the database. */
   close(): Promise<void>;
 }
@@ -49,7 +52,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } catch (error) {
     throw new StoreError('GW_ERR_STORE_UNAVAILABLE', `cannot open the store ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(options.log ? { log: options.log } : {}) });
+  const database = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), ...(options.log ? { log: options.log } : {}) });
   const { error, results } = await new Migrator({ db, provider: migrations }).migrateToLatest();
   if (error !== undefined) {
     await db.destroy();
@@ -63,6 +67,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     keys,
     path,
     db,
+    transact: sqliteTransactor(db, database),
     async close() {
       await keys.flushTouches();
       await db.destroy();

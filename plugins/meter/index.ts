@@ -46,7 +46,7 @@ export const meterPlugin: PluginModule = {
     const { default_hold_output_tokens: holdOutputTokens = 4096, orphan_hold_ms: orphanMs = 3_600_000, sweep_interval_ms: sweepMs = 60_000 } = options as MeterOptions;
     const pricer = new Pricer(context.config.pricing);
     const store = await context.store();
-    const ledger = new Ledger(store.db);
+    const ledger = new Ledger(store.db, store.transact);
     /** Holds this process is still metering: the sweep leaves them alone, however old. */
     const inFlight = new Set<string>();
     const deps = { ledger, pricer, done: (hold: Hold) => inFlight.delete(hold.id) };

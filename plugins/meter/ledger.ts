@@ -7,6 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { GroupCommit } from '../../store/group-commit.js';
 import { QueryTemplate } from '../../store/query-template.js';
 import type { Database } from '../../store/schema.js';
+import type { Transactor } from '../../store/transactor.js';
 import type { BilledUsage } from './price.js';
 
 export type Dialect = Database['usage']['dialect'];
@@ -37,12 +38,13 @@ type Db = Kysely<Database>;
 
 export class Ledger {
   readonly #db: Db;
-  readonly #commits: GroupCommit<Database>;
+  readonly #commits: GroupCommit;
   readonly #sql: ReturnType<typeof statements>;
 
-  constructor(db: Db) {
+  /** `transact` runs the hot path's transactions (the store's); `db` builds the statements and runs the sweep. */
+  constructor(db: Db, transact: Transactor) {
     this.#db = db;
-    this.#commits = new GroupCommit(db);
+    this.#commits = new GroupCommit(transact);
     this.#sql = statements(db);
   }
 
@@ -50,12 +52,12 @@ export class Ledger {
   hold(hold: Hold): Promise<HoldResult> {
     const sql = this.#sql;
     return this.#commits.run(async (trx): Promise<HoldResult> => {
-      const debited = await trx.executeQuery(sql.debitHold.with({ hold: hold.holdMicros, org: hold.orgId }));
-      if (debited.numAffectedRows === 0n) {
-        const { rows } = await trx.executeQuery(sql.balance.with({ org: hold.orgId }));
+      const debited = await trx.run(sql.debitHold.with({ hold: hold.holdMicros, org: hold.orgId }));
+      if (debited.changes === 0) {
+        const { rows } = await trx.run<{ balance_micros: number }>(sql.balance.with({ org: hold.orgId }));
         return { taken: false, balanceMicros: rows[0] === undefined ? undefined : Number(rows[0].balance_micros) };
       }
-      await trx.executeQuery(
+      await trx.run(
         sql.insertHold.with({ id: hold.id, org: hold.orgId, key: hold.keyId, dialect: hold.dialect, hold: hold.holdMicros, at: hold.createdAt }),
       );
       return { taken: true };
@@ -83,12 +85,12 @@ export class Ledger {
     };
     return this.#commits.run(async (trx) => {
       let refund = hold.holdMicros;
-      const fromHeld = await trx.executeQuery(sql.settleRow.with({ ...row, from: 'held' }));
-      if (fromHeld.numAffectedRows === 0n) {
+      const fromHeld = await trx.run(sql.settleRow.with({ ...row, from: 'held' }));
+      if (fromHeld.changes === 0) {
         refund = 0;
-        await trx.executeQuery(sql.settleRow.with({ ...row, from: 'released' }));
+        await trx.run(sql.settleRow.with({ ...row, from: 'released' }));
       }
-      await trx.executeQuery(sql.charge.with({ delta: refund - settlement.costMicros, cost: settlement.costMicros, org: hold.orgId }));
+      await trx.run(sql.charge.with({ delta: refund - settlement.costMicros, cost: settlement.costMicros, org: hold.orgId }));
     });
   }
 
@@ -129,7 +131,7 @@ function statements(db: Db) {
         .where('id', '=', arg('org'))
         .where('balance_micros', '>', 0),
     ),
-    balance: new QueryTemplate<{ org: string }, { balance_micros: number }>((arg) => db.selectFrom('orgs').select('balance_micros').where('id', '=', arg('org'))),
+    balance: new QueryTemplate<{ org: string }>((arg) => db.selectFrom('orgs').select('balance_micros').where('id', '=', arg('org'))),
     insertHold: new QueryTemplate<{ id: string; org: string; key: string; dialect: Dialect; hold: number; at: number }>((arg) =>
       db.insertInto('usage').values({
         id: arg('id'),

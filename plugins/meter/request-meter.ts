@@ -60,7 +60,7 @@ export class RequestMeter {
           const chunk = event.chunk;
           if (chunk.usage) {
             this.#lastUsage = chunk.usage;
-            if (!this.#streamed || chunk.choices.length === 0) await this.#settle(this.#billed(chunk.usage), 200);
+            if (!this.#streamed || chunk.choices.length === 0) void this.#settle(this.#billed(chunk.usage), 200);
           }
           if (!this.#settled) this.#producedBytes += producedBytes(chunk);
         }

@@ -76,6 +76,8 @@ export class Round {
       // One chunk, as it came (less what is held).
       const merged: ChatDelta = { ...head, ...tail.delta };
       if (pieces[0] !== undefined) merged.content = pieces[0].text;
+      // A chunk that only carried what is held says nothing.
+      if (Object.keys(merged).length === 0 && finish === null && usage === undefined) return [];
       return [this.#chunk({ ...tail, delta: merged }, usage)];
     }
     const out: CanonicalEvent[] = [];

@@ -20,7 +20,7 @@ t.before(async () => {
   orgId = (await store.orgs.create('acme')).id;
   await store.orgs.addCredits('acme', 1_000_000);
   keyId = (await store.keys.create('acme', 'k')).record.id;
-  ledger = new Ledger(store.db);
+  ledger = new Ledger(store.db, store.transact);
 });
 t.teardown(() => store.close());
 

@@ -51,7 +51,7 @@ t.test('a round: cited markers split the text with a citation after them; search
     ...round.end(),
   ];
   const texts = out.map((event) => (event.type === 'chunk' ? event.chunk.choices[0]?.delta.content ?? '' : `<${event.type}>`)).join('|');
-  t.equal(texts, '|Alpha |[1]|<citation>|. Beta [9]|.|||', 'the marker whole in one chunk, the citation after it; [9] cites nothing');
+  t.equal(texts, '|Alpha |[1]|<citation>|. Beta [9]|.|', 'the marker whole in one chunk, the citation after it; [9] cites nothing');
   const citation = out.find((event) => event.type === 'citation');
   t.match(citation, { type: 'citation', marker: '[1]', citation: { url: 'https://a.example', title: 'A', cited_text: 'Alpha is first. More text.' } });
   t.notOk(out.some((event) => event.type === 'chunk' && (event.chunk.choices[0]?.delta.tool_calls || event.chunk.choices[0]?.finish_reason)), 'no call and no finish passes');

@@ -47,6 +47,8 @@ export async function usageByDay(db: Kysely<Database>, orgId: string, days: numb
       eb.fn.sum<number>('cost_micros').as('cost_micros'),
     ])
     .where('org_id', '=', orgId)
+    // Held rows are requests still running (or orphaned), released ones never finished: not usage.
+    .where('state', '=', 'settled')
     .where('created_at', '>=', firstDay * DAY_MS)
     .groupBy(DAY)
     .orderBy('day')

@@ -1,5 +1,5 @@
 // A query built and compiled by Kysely once, at start, then run many times with new values: the hot
-// path pays for neither the builder nor the compiler (about 35 µs a query on SQLite), and the SQL is
+// path pays for neither the builder nor the compiler (tens of µs a query), and the SQL is
 // still the dialect's own. The builder is given a marker for each named argument; the compiled
 // query's parameters are then either a marker (filled per run) or a constant the builder wrote.
 import type { Compilable } from 'kysely';

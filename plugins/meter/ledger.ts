@@ -1,8 +1,9 @@
-// The meter's writes: a hold at admission and a settlement at the end, each one small transaction, so
-// that the balance, lifetime spend and the usage ledger always move together; and the release of
-// orphaned holds. A hold is taken only while the balance is above zero, in the same statement that
-// reads it, so concurrent admissions cannot all pass on one stale balance. The statements are compiled
-// once; holds and settlements of requests that end in the same event-loop turn share one commit.
+// The meter's writes: a hold at admission and a settlement at the end, each atomic (the balance,
+// lifetime spend and the usage ledger always move together); and the release of orphaned holds. A
+// hold is taken only while the balance is above zero, in the same statement that reads it, so
+// concurrent admissions cannot all pass on one stale balance. The hot statements are compiled once and
+// run through the store's transactor; the holds and settlements of one event-loop turn share one
+// transaction and one commit (store/group-commit.ts), and each promise resolves after that commit.
 import type { Kysely, Transaction } from 'kysely';
 import { GroupCommit } from '../../store/group-commit.js';
 import { QueryTemplate } from '../../store/query-template.js';

@@ -33,7 +33,8 @@ export class RequestMeter {
   readonly #streamed: boolean;
   #lastUsage: ChatUsage | undefined;
   #producedBytes = 0;
-  #chunks = 0;
+  /** Events seen from the inner chain: any means the upstream produced output. */
+  #events = 0;
   #settled = false;
 
   constructor(exchange: Exchange, hold: Hold, inputEstimate: number, deps: MeterDeps) {
@@ -55,12 +56,15 @@ export class RequestMeter {
     let failed = false;
     try {
       for await (const event of events) {
-        this.#chunks++;
+        this.#events++;
         if (event.type === 'chunk') {
           const chunk = event.chunk;
           if (chunk.usage) {
-            this.#lastUsage = chunk.usage;
-            if (!this.#streamed || chunk.choices.length === 0) void this.#settle(this.#billed(chunk.usage), 200);
+            if (this.#settled) this.#exchange.log.warn({ usage: chunk.usage }, 'meter: usage after the final usage chunk, not billed');
+            else {
+              this.#lastUsage = chunk.usage;
+              if (!this.#streamed || chunk.choices.length === 0) await this.#settle(this.#billed(chunk.usage), 200);
+            }
           }
           if (!this.#settled) this.#producedBytes += producedBytes(chunk);
         }
@@ -77,9 +81,9 @@ export class RequestMeter {
           // The events ended without a final usage chunk: this is still the response's end, so a failed write fails it.
           await this.#settle(this.#produced(), 200);
         } else {
-          const status = clientGone ? this.#statusOf(failure) : this.#exchange.res.headersSent ? this.#exchange.res.statusCode : this.#statusOf(failure);
+          const status = this.#exchange.res.headersSent ? this.#exchange.res.statusCode : this.#statusOf(failure);
           // An upstream failure before any output costs nothing; a client that left pays for what was produced.
-          const usage = !clientGone && this.#chunks === 0 ? NO_USAGE : this.#produced();
+          const usage = !clientGone && this.#events === 0 ? NO_USAGE : this.#produced();
           await this.#settleQuietly(usage, status);
         }
       }

@@ -9,6 +9,7 @@ import { Ledger, type Hold } from '../../plugins/meter/ledger.js';
 import { NO_USAGE } from '../../plugins/meter/price.js';
 import type { PluginContext } from '../../proxy/plugin.js';
 import { openStore, type Store } from '../../store/store.js';
+import { kyselyTransactor } from '../../store/transactor.js';
 
 let store: Store;
 let ledger: Ledger;
@@ -113,4 +114,17 @@ t.test('a unit that fails in a shared commit fails alone', async (t) => {
   t.same(results.map((result) => result.status), ['fulfilled', 'rejected', 'fulfilled'], 'the duplicate row id fails, the others commit');
   t.equal(await balance(), before - 200);
   for (const hold of [first, third]) await ledger.settle(hold, { usage: NO_USAGE, costMicros: 0, status: 200, durationMs: 1 });
+});
+
+t.test("the same writes through Kysely's own transactions (the path of a shared SQL server)", async (t) => {
+  const portable = new Ledger(store.db, kyselyTransactor(store.db));
+  const before = await balance();
+  const hold = newHold(300);
+  t.same(await portable.hold(hold), { taken: true });
+  t.equal(await balance(), before - 300);
+  await portable.settle(hold, { usage: { ...NO_USAGE, output: 2 }, costMicros: 9, status: 200, durationMs: 1 });
+  t.equal(await balance(), before - 9);
+  t.match(await row(hold.id), { state: 'settled', output_tokens: 2, cost_micros: 9 });
+  const poor = await store.orgs.create('poorer');
+  t.same(await portable.hold({ ...newHold(5), orgId: poor.id }), { taken: false, balanceMicros: 0 });
 });

@@ -1,3 +1,4 @@
+import type { ChatRequest } from './canonical.js';
 import type { Exchange } from './exchange.js';
 import type { EventStream, Plugin } from './plugin.js';
 
@@ -7,6 +8,8 @@ export type Handler = (exchange: Exchange) => Promise<EventStream>;
 export interface Chain {
   readonly onRequest: ReadonlyArray<(exchange: Exchange) => void | Promise<void>>;
   readonly generate: Handler;
+  /** What the plugins add to a request before the upstream, applied to count_tokens requests in order. */
+  readonly prepareCount: ReadonlyArray<(request: ChatRequest) => void>;
 }
 
 export function composeChain(plugins: readonly Plugin[], terminal: Handler): Chain {
@@ -18,5 +21,6 @@ export function composeChain(plugins: readonly Plugin[], terminal: Handler): Cha
     const inner = generate;
     generate = (exchange) => handle(exchange, () => inner(exchange));
   }
-  return { onRequest, generate };
+  const prepareCount = plugins.flatMap((plugin) => (plugin.prepareCount ? [plugin.prepareCount.bind(plugin)] : []));
+  return { onRequest, generate, prepareCount };
 }

@@ -9,6 +9,7 @@ import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
 import type { EventStream } from './plugin.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
+import { refuseUnhandledSearch } from './unhandled-search.js';
 import { nextRequestId } from './request-id.js';
 import type { Router } from './router.js';
 
@@ -102,6 +103,8 @@ async function countTokens(options: GatewayOptions, exchange: Exchange): Promise
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
   exchange.body = await readJsonBody(exchange.req, options.bodyLimitBytes);
   const request = counting.decode(exchange.body);
+  for (const prepare of options.chain.prepareCount) prepare(request);
+  refuseUnhandledSearch(request);
   const inputTokens = await options.countTokens(request, exchange.signal);
   sendJson(exchange.res, 200, exchange.responseHeaders, counting.encode(inputTokens));
 }

@@ -22,6 +22,11 @@ export interface Plugin {
   readonly name: string;
   onRequest?(exchange: Exchange): void | Promise<void>;
   handle?(exchange: Exchange, next: Next): Promise<EventStream>;
+  /**
+   * Shapes a count_tokens request the way `handle` shapes a generation request before the upstream
+   * (tools or notes it adds, replayed content it restores), so the count is the real request's.
+   */
+  prepareCount?(request: ChatRequest): void;
   close?(): void | Promise<void>;
 }
 

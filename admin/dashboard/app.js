@@ -3,6 +3,8 @@
 // goes with every change as x-csrf-token. A new key exists only in memory and in its box until the
 // box is hidden, the view changes or the page goes away.
 
+import { usageChart } from './usage-chart.js';
+
 const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
 const views = [...document.querySelectorAll('[data-view]')];
 let csrfToken = null;
@@ -120,8 +122,7 @@ async function renderOrgs() {
 let currentOrg = null;
 
 async function renderOrg(id) {
-  const path = `/admin/v1/orgs/${encodeURIComponent(id)}`;
-  const [org, usage] = await Promise.all([api('GET', path), api('GET', `${path}/usage?days=30`)]);
+  const [org] = await Promise.all([api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`), loadUsage(id)]);
   currentOrg = org;
   byTestId('org-name').textContent = org.name;
   byTestId('org-balance').textContent = `${org.balance} credits`;
@@ -130,8 +131,6 @@ async function renderOrg(id) {
   byTestId('tier-rpm').textContent = number(org.tier.requests_per_minute);
   byTestId('tier-itpm').textContent = number(org.tier.input_tokens_per_minute);
   byTestId('tier-otpm').textContent = number(org.tier.output_tokens_per_minute);
-  byTestId('usage-requests').textContent = `${number(usage.totals.requests)} requests`;
-  byTestId('usage-cost').textContent = `${usage.totals.cost} credits`;
   byTestId('key-error').hidden = true;
   await renderKeys();
   show('org');
@@ -156,6 +155,47 @@ async function renderKeys() {
   );
   byTestId('key-empty').hidden = keys.length > 0;
 }
+
+// ---- usage ----
+
+/** The range and metric stay as picked across organizations; `ticket` drops answers a newer load overtook. */
+const usageView = { days: 30, metric: 'cost', report: null, ticket: 0 };
+
+async function loadUsage(orgId) {
+  const ticket = ++usageView.ticket;
+  const report = await api('GET', `/admin/v1/orgs/${encodeURIComponent(orgId)}/usage?days=${usageView.days}`);
+  if (ticket !== usageView.ticket) return;
+  usageView.report = report;
+  drawUsage();
+}
+
+function drawUsage() {
+  const { report, metric } = usageView;
+  const chart = byTestId('usage-chart');
+  chart.replaceChildren(usageChart(report, metric));
+  chart.dataset.days = String(report.days);
+  chart.dataset.metric = metric;
+  byTestId('usage-metric').value = metric;
+  byTestId('usage-span').textContent = `${report.from} to ${report.to} (UTC)`;
+  byTestId('usage-empty').hidden = report.totals.requests > 0;
+  for (const button of byTestId('usage-range').querySelectorAll('button')) button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
+  for (const field of ['requests', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'searches']) {
+    byTestId(`usage-total-${field}`).textContent = number(report.totals[field]);
+  }
+  byTestId('usage-total-cost').textContent = `${report.totals.cost} credits`;
+}
+
+byTestId('usage-range').addEventListener('click', async (event) => {
+  const button = event.target.closest('button[data-days]');
+  if (button === null || currentOrg === null) return;
+  usageView.days = Number(button.dataset.days);
+  await loadUsage(currentOrg.id).catch((error) => showError('page-error', error));
+});
+
+byTestId('usage-metric').addEventListener('change', (event) => {
+  usageView.metric = event.target.value;
+  if (usageView.report !== null) drawUsage();
+});
 
 // ---- keys ----
 

@@ -4,7 +4,7 @@
 // the one client request (search-loop.ts), and the dialects render the searches and the citations.
 // Replayed search results are verified and restored as context (replay.ts). Executed searches are
 // counted in `exchange.locals.searches` for the meter (errored ones are not).
-import type { SearchContextSize } from '../../proxy/canonical.js';
+import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../proxy/canonical.js';
 import type { Plugin, PluginModule } from '../../proxy/plugin.js';
 import { offerSearch } from './offer.js';
 import { createSearchProvider, searchProviderOptionsSchema, type SearchProviderOptions } from './providers/index.js';
@@ -57,28 +57,40 @@ export const searchPlugin: PluginModule = {
       medium: { ...DEFAULT_CONTEXT_SIZES.medium, ...sizeOptions.medium },
       high: { ...DEFAULT_CONTEXT_SIZES.high, ...sizeOptions.high },
     };
+    /**
+     * Turns the search fields into an ordinary chat request, as the upstream gets it: replayed turns
+     * verified and restored, the search function and note offered. Undefined when there are none.
+     */
+    const prepare = (request: ChatRequest): { options: WebSearchOptions | undefined; size: ContextSize; book: SourceBook } | undefined => {
+      const options = request.web_search;
+      const replay = request.web_search_replay;
+      if (options === undefined && replay === undefined) return undefined;
+      delete request.web_search;
+      delete request.web_search_replay;
+      const size = sizes[options?.context_size ?? 'medium'];
+      const book = new SourceBook(sealer);
+      if (replay !== undefined) restoreReplay(request, replay, book, sealer, size);
+      if (options !== undefined) offerSearch(request);
+      return { options, size, book };
+    };
     return {
       name: 'search',
       async handle(exchange, next) {
         const request = exchange.request;
-        const options = request?.web_search;
-        const replay = request?.web_search_replay;
-        if (request === undefined || (options === undefined && replay === undefined)) return next();
-        // Consumed here: what reaches the upstream call is an ordinary chat request.
-        delete request.web_search;
-        delete request.web_search_replay;
-        const size = sizes[options?.context_size ?? 'medium'];
-        const book = new SourceBook(sealer);
-        if (replay !== undefined) restoreReplay(request, replay, book, sealer, size);
+        const prepared = request && prepare(request);
+        if (request === undefined || prepared === undefined) return next();
+        const { options, size, book } = prepared;
         let search: SearchSetup | undefined;
         if (options !== undefined) {
-          offerSearch(request);
           const counter = { executed: 0 };
           exchange.locals.searches = counter;
           search = { options, size, provider, timeoutMs, counter };
         }
         const first = await next();
         return searchLoop(first, { exchange, request, next, book, search });
+      },
+      prepareCount(request) {
+        prepare(request);
       },
       async close() {
         await provider.close?.();

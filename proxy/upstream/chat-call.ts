@@ -1,6 +1,7 @@
 import type { CanonicalEvent, ChatCompletion, ChatRequest } from '../canonical.js';
 import type { Handler } from '../chain.js';
 import { GatewayError } from '../errors.js';
+import { refuseUnhandledSearch } from '../unhandled-search.js';
 import type { Exchange } from '../exchange.js';
 import type { UpstreamPool } from './pool.js';
 import type { UpstreamResponse } from './upstream-response.js';
@@ -32,14 +33,6 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     if (response.statusCode !== 200) throw await upstreamStatusError(response, hideName);
     return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes)) : completionEvents(response);
   };
-}
-
-/** Gateway-side search fields that reach the upstream call were left by no plugin: web search is not enabled (spec rule 6). */
-function refuseUnhandledSearch(request: ChatRequest): void {
-  const search = request.web_search;
-  if (search !== undefined) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', search.unavailable.message, search.unavailable.param);
-  const replayed = request.web_search_replay?.[0];
-  if (replayed !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${replayed.param}': web search is not enabled on this gateway.`, `${replayed.param}.type`);
 }
 
 /** The request as the upstream gets it: its own model name, and usage always asked for on streams (metering needs it). */

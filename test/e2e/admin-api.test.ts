@@ -209,6 +209,66 @@ t.test('GET /orgs/:org/usage sums the ledger per UTC day over the last N days, w
   t.equal((await admin('GET', '/admin/v1/orgs/metered/usage?days=1')).body.totals.requests, 2);
 });
 
+t.test('GET /orgs/:org/usage counts settled rows only: held (still running) and released (refunded) rows are left out', async (t) => {
+  const org = (await admin('POST', '/admin/v1/orgs', { name: 'holder' })).body;
+  const keyId = (await admin('POST', '/admin/v1/orgs/holder/keys', { name: 'k' })).body.record.id;
+  const row = (id: string, state: 'held' | 'settled' | 'released', tokens: number, costMicros: number) => ({
+    id, org_id: org.id, key_id: keyId, dialect: 'chat' as const, input_tokens: tokens, output_tokens: tokens, cache_read_tokens: 0,
+    cache_write_tokens: 0, searches: 1, cost_micros: costMicros, status: 200, duration_ms: 10, created_at: Date.now(), state, hold_micros: 5_000_000,
+  });
+  await store.db.insertInto('usage').values([
+    row('use_state_settled', 'settled', 10, 1_000_000),
+    row('use_state_held', 'held', 0, 0),
+    row('use_state_released', 'released', 500, 7_000_000),
+  ]).execute();
+  const answer = await admin('GET', '/admin/v1/orgs/holder/usage?days=1');
+  t.equal(answer.status, 200);
+  t.equal(answer.body.daily.length, 1);
+  t.same(answer.body.totals, { requests: 1, input_tokens: 10, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, searches: 1, cost: '1', cost_micros: 1_000_000 });
+  t.same(answer.body.daily[0], { date: new Date().toISOString().slice(0, 10), ...answer.body.totals });
+});
+
+t.test('a request through the gateway with auth and meter shows in GET /orgs/:org/usage with its tokens and the cost debited', async (t) => {
+  const metered = await startStack({
+    yaml: 'plugins:\n  - name: auth\n  - name: meter\n',
+    env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
+  });
+  t.teardown(() => metered.close());
+  const call = async (method: string, path: string, body?: unknown): Promise<any> => {
+    const response = await fetch(metered.gateway.adminUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    t.ok(response.ok, `${method} ${path}`);
+    return response.json();
+  };
+  await call('POST', '/admin/v1/orgs', { name: 'live' });
+  await call('POST', '/admin/v1/orgs/live/credits', { amount: '5' });
+  const { key } = await call('POST', '/admin/v1/orgs/live/keys', { name: 'k' });
+  t.match(await call('GET', '/admin/v1/orgs/live/usage'), { daily: [], totals: { requests: 0 } }, 'nothing before the request');
+
+  const response = await fetch(`${metered.gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hello there' }] }),
+  });
+  t.equal(response.status, 200);
+  const { usage } = await response.json();
+
+  const report = await call('GET', '/admin/v1/orgs/live/usage?days=1');
+  const { totals } = report;
+  t.equal(totals.requests, 1);
+  t.equal(totals.input_tokens + totals.cache_read_tokens + totals.cache_write_tokens, usage.prompt_tokens, 'input tokens as the answer counted them');
+  t.equal(totals.output_tokens, usage.completion_tokens, 'output tokens as the answer counted them');
+  t.ok(totals.input_tokens > 0 && totals.output_tokens > 0);
+  t.ok(totals.cost_micros > 0, 'a cost');
+  const org = await call('GET', '/admin/v1/orgs/live');
+  t.equal(5_000_000 - org.balance_micros, totals.cost_micros, 'the balance was debited by the reported cost');
+  t.equal(org.spent_micros, totals.cost_micros, 'and the lifetime spend grew by it');
+  t.same(report.daily, [{ date: report.to, ...totals }], 'one day: today');
+});
+
 t.test('bad input is 400 invalid_request naming the field', async (t) => {
   await admin('POST', '/admin/v1/orgs', { name: 'strict' });
   const cases: Array<[string, string, unknown, string]> = [
@@ -339,7 +399,7 @@ t.test('logout ends the session', async (t) => {
 });
 
 t.test('answers carry no-store, a self-only CSP, no framing and no referrer; the dashboard files are served', async (t) => {
-  for (const path of ['/', '/app.js', '/style.css', '/admin/v1/orgs']) {
+  for (const path of ['/', '/app.js', '/usage-chart.js', '/style.css', '/admin/v1/orgs']) {
     const response = await fetch(adminUrl + path, { headers: { authorization: `Bearer ${TOKEN}` } });
     t.equal(response.status, 200, path);
     t.match(response.headers.get('content-security-policy'), /^default-src 'self'/, path);

@@ -1,14 +1,17 @@
 // The dashboard in a real headless Chromium: log in with the admin token, pick an organization, see its
 // balance, spend and tier, create a key that is shown once, use it, revoke it through the page's own
-// confirmation, and see the gateway refuse it at once.
+// confirmation, and see the gateway refuse it at once; and the usage panel's chart and totals.
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
+import { openStore, type Store } from '../../store/store.js';
+import type { NewUsageRow } from '../../store/schema.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const TOKEN = 'dashboard-token-for-tests-0123456789';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let stack: Stack;
+let store: Store;
 let browser: Browser;
 let adminUrl: string;
 
@@ -18,6 +21,7 @@ t.before(async () => {
     env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
   });
   adminUrl = stack.gateway.adminUrl!;
+  store = await openStore({ dataDir: stack.dataDir });
   const bearer = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
   await fetch(`${adminUrl}/admin/v1/orgs`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'other' }) });
   await fetch(`${adminUrl}/admin/v1/orgs`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'acme' }) });
@@ -26,6 +30,7 @@ t.before(async () => {
 });
 t.teardown(async () => {
   await browser?.close();
+  await store?.close();
   await stack?.close();
 });
 
@@ -173,4 +178,75 @@ t.test('logging out returns to the login page and the session no longer works', 
   t.same(cookies.filter((cookie) => cookie.name === 'gw_admin_session'), [], 'the cookie is cleared');
   await page.reload();
   await byTestId(page, 'login-view').waitFor({ state: 'visible' });
+});
+
+t.test('the usage panel: a bar per day of the range (zero where nothing was used), a metric switch, tooltips and totals from settled rows only', async (t) => {
+  const org = await store.orgs.create('busy');
+  const keyId = (await store.keys.create('busy', 'seed')).record.id;
+  const DAY = 86_400_000;
+  const today = Math.floor(Date.now() / DAY) * DAY;
+  const date = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+  let n = 0;
+  const row = (at: number, tokens: number, searches: number, costMicros: number, state: 'held' | 'settled' = 'settled'): NewUsageRow => ({
+    id: `use_dash_${n++}`, org_id: org.id, key_id: keyId, dialect: 'chat', input_tokens: tokens, output_tokens: tokens * 2,
+    cache_read_tokens: 3, cache_write_tokens: 1, searches, cost_micros: costMicros, status: 200, duration_ms: 5, created_at: at, state,
+  });
+  await store.db.insertInto('usage').values([
+    row(today + 60_000, 100, 1, 1_500_000),
+    row(today + 120_000, 50, 0, 250_000),
+    row(today + 180_000, 9_999, 9, 99_000_000, 'held'), // a request still running: not usage
+    row(today - 2 * DAY + 1, 40, 2, 500_000),
+    row(today - 10 * DAY + 1, 7, 0, 20_000),
+    row(today - 40 * DAY + 1, 1_000, 4, 3_000_000),
+  ]).execute();
+
+  const { page, problems } = await openPage(t);
+  await logIn(page, TOKEN);
+  await page.locator('[data-testid="org-link"][data-org="busy"]').click();
+  const chart = byTestId(page, 'usage-chart');
+  await page.locator('[data-testid="usage-chart"][data-days="30"][data-metric="cost"]').waitFor();
+
+  /** The chart's bars as date → data-value, and the values of the days that are not zero. */
+  const bars = async (): Promise<Array<[string, string]>> =>
+    chart.locator('[data-testid="usage-bar"]').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('data-date')!, node.getAttribute('data-value')!]));
+  const nonZero = async (): Promise<Record<string, string>> => Object.fromEntries((await bars()).filter(([, value]) => value !== '0'));
+  const totals = async (): Promise<Record<string, string>> => {
+    const fields = ['requests', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'searches', 'cost'];
+    return Object.fromEntries(await Promise.all(fields.map(async (field) => [field, await textOf(page, `usage-total-${field}`)])));
+  };
+
+  const month = await bars();
+  t.equal(month.length, 30, 'one bar per day of the 30');
+  t.equal(month[0]![0], date(today - 29 * DAY), 'oldest first');
+  t.equal(month[29]![0], date(today), 'today last');
+  t.same(await nonZero(), { [date(today - 10 * DAY)]: '0.02', [date(today - 2 * DAY)]: '0.5', [date(today)]: '1.75' }, 'cost per day; the held row is left out');
+  t.equal(await textOf(page, 'usage-max'), '1.75', 'the axis shows the largest day');
+  t.match(await chart.locator(`[data-date="${date(today)}"] title`).textContent(), new RegExp(`${date(today).slice(0, 4)}: 1\\.75 credits$`), 'the tooltip');
+  t.same(await totals(), { requests: '4', input_tokens: '197', output_tokens: '394', cache_read_tokens: '12', cache_write_tokens: '4', searches: '3', cost: '2.27 credits' });
+
+  await byTestId(page, 'usage-metric').selectOption('input_tokens');
+  await page.locator('[data-testid="usage-chart"][data-metric="input_tokens"]').waitFor();
+  t.same(await nonZero(), { [date(today - 10 * DAY)]: '7', [date(today - 2 * DAY)]: '40', [date(today)]: '150' }, 'input tokens per day');
+  t.match(await chart.locator(`[data-date="${date(today)}"] title`).textContent(), /: 150 input tokens$/);
+  t.equal(await textOf(page, 'usage-max'), '150');
+  await byTestId(page, 'usage-metric').selectOption('searches');
+  await page.locator('[data-testid="usage-chart"][data-metric="searches"]').waitFor();
+  t.same(await nonZero(), { [date(today - 2 * DAY)]: '2', [date(today)]: '1' }, 'searches per day');
+  await byTestId(page, 'usage-metric').selectOption('requests');
+  await page.locator('[data-testid="usage-chart"][data-metric="requests"]').waitFor();
+  t.same(await nonZero(), { [date(today - 10 * DAY)]: '1', [date(today - 2 * DAY)]: '1', [date(today)]: '2' }, 'requests per day');
+
+  await byTestId(page, 'usage-range-7').click();
+  await page.locator('[data-testid="usage-chart"][data-days="7"]').waitFor();
+  t.equal((await bars()).length, 7, 'one bar per day of the 7');
+  t.same(await nonZero(), { [date(today - 2 * DAY)]: '1', [date(today)]: '2' }, 'the metric stays; the day 10 days back is out of range');
+  t.equal(await byTestId(page, 'usage-range-7').getAttribute('aria-pressed'), 'true');
+  t.same(await totals(), { requests: '3', input_tokens: '190', output_tokens: '380', cache_read_tokens: '9', cache_write_tokens: '3', searches: '3', cost: '2.25 credits' });
+
+  await byTestId(page, 'usage-range-90').click();
+  await page.locator('[data-testid="usage-chart"][data-days="90"]').waitFor();
+  t.equal((await bars()).length, 90, 'one bar per day of the 90');
+  t.equal((await nonZero())[date(today - 40 * DAY)], '1', 'the day 40 days back is in');
+  t.match(await totals(), { requests: '5', input_tokens: '1,197', cost: '5.27 credits' });
+  t.same(problems, []);
 });

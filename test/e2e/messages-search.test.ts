@@ -212,6 +212,16 @@ t.test('executed searches are left in exchange.locals.searches for the meter', a
   t.equal(line?.searches_executed, 1, 'one executed, the refused one is not counted');
 });
 
+t.test('count_tokens with the search tool counts the real request: the search function and note included', async (t) => {
+  const request = ask('echo: no search needed here');
+  const counted = await client().messages.countTokens({ model: MODEL, messages: request.messages, tools: request.tools! });
+  const created = await client().messages.create(request);
+  t.equal(created.content.some((block) => block.type === 'server_tool_use'), false, 'one round, no search');
+  t.equal(counted.input_tokens, created.usage.input_tokens + (created.usage.cache_read_input_tokens ?? 0), 'the count is the prompt the upstream saw');
+  const without = await client().messages.countTokens({ model: MODEL, messages: request.messages });
+  t.ok(counted.input_tokens > without.input_tokens + 50, `the search offer adds tokens (${counted.input_tokens} vs ${without.input_tokens})`);
+});
+
 t.test('without the search plugin, replayed search blocks are refused (web search is not enabled)', async (t) => {
   const first = await client().messages.create(ask('search: lisbon weather'));
   const plain = await startStack();
@@ -222,6 +232,8 @@ t.test('without the search plugin, replayed search blocks are refused (web searc
     error: { error: { message: /web search is not enabled/ } },
   });
   await t.rejects(other.messages.create(ask('search: x')), { status: 400, error: { error: { message: /needs web search, which is not enabled/ } } });
+  const request = ask('search: x');
+  await t.rejects(other.messages.countTokens({ model: MODEL, messages: request.messages, tools: request.tools! }), { status: 400, error: { error: { message: /needs web search, which is not enabled/ } } }, 'count_tokens too');
 });
 
 t.test('a slow search keeps the stream alive with pings; a search past its timeout is an errored search, not billed', async (t) => {

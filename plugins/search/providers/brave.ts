@@ -5,10 +5,9 @@
 // and, on plans that have them, `extra_snippets`. `q` is at most 400 characters and 50 words, `count`
 // 1..20, `country` one of Brave's codes (others get 422, so they are left out). No domain parameters:
 // with a domain list the adapter asks for the most results and filters them.
-import { domainFilter } from './domains.js';
 import { callProvider, endpoint } from './http.js';
 import { SearchError, type SearchProvider, type SearchQuery, type SearchResult } from './provider.js';
-import { optionalText, plainText } from './result-text.js';
+import { optionalText, plainText, toSearchResults, withinQuery } from './result-text.js';
 
 export interface BraveProviderOptions {
   url: string;
@@ -43,24 +42,14 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
         signal: query.signal,
         timeoutMs: options.timeoutMs,
       });
-      const allowed = domainFilter(query.allowedDomains, query.blockedDomains);
-      return readResults(answer)
-        .filter((result) => allowed(result.url))
-        .slice(0, query.maxResults);
+      return withinQuery(readResults(answer), query);
     },
   };
 }
 
 function readResults(answer: unknown): SearchResult[] {
-  const results = (answer as { web?: { results?: unknown } } | null)?.web?.results;
-  if (!Array.isArray(results)) return [];
-  const mapped: SearchResult[] = [];
-  for (const item of results as Array<Record<string, unknown> | null>) {
-    const url = optionalText(item?.url);
-    if (url === undefined) continue;
-    const snippets = [item?.description, ...(Array.isArray(item?.extra_snippets) ? item.extra_snippets : [])].map(plainText).filter((text) => text !== '');
-    const pageAge = optionalText(item?.age) ?? optionalText(item?.page_age);
-    mapped.push({ url, title: plainText(item?.title) || url, content: snippets.join('\n\n'), ...(pageAge !== undefined ? { pageAge } : {}) });
-  }
-  return mapped;
+  return toSearchResults((answer as { web?: { results?: unknown } } | null)?.web?.results, {
+    content: (item) => [item.description, ...(Array.isArray(item.extra_snippets) ? item.extra_snippets : [])].map(plainText).filter((text) => text !== '').join('\n\n'),
+    pageAge: (item) => optionalText(item.age) ?? optionalText(item.page_age),
+  });
 }

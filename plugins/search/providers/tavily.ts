@@ -3,10 +3,9 @@
 // (basic | advanced), include_domains, exclude_domains}`; the answer's `results[]` carry `url`, `title`,
 // `content`, `score` and, for news, `published_date`. Errors: 400 bad request, 401 bad key, 429 rate
 // limit, 432/433 plan or spending limit, 5xx.
-import { domainFilter } from './domains.js';
 import { callProvider, endpoint } from './http.js';
 import type { SearchProvider, SearchQuery, SearchResult } from './provider.js';
-import { optionalText, plainText } from './result-text.js';
+import { optionalText, plainText, toSearchResults, withinQuery } from './result-text.js';
 
 export interface TavilyProviderOptions {
   url: string;
@@ -37,23 +36,14 @@ export function createTavilyProvider(options: TavilyProviderOptions): SearchProv
         signal: query.signal,
         timeoutMs: options.timeoutMs,
       });
-      const allowed = domainFilter(query.allowedDomains, query.blockedDomains);
-      return readResults(answer)
-        .filter((result) => allowed(result.url))
-        .slice(0, query.maxResults);
+      return withinQuery(readResults(answer), query);
     },
   };
 }
 
 function readResults(answer: unknown): SearchResult[] {
-  const results = (answer as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results)) return [];
-  const mapped: SearchResult[] = [];
-  for (const item of results as Array<Record<string, unknown> | null>) {
-    const url = optionalText(item?.url);
-    if (url === undefined) continue;
-    const pageAge = optionalText(item?.published_date);
-    mapped.push({ url, title: plainText(item?.title) || url, content: plainText(item?.content), ...(pageAge !== undefined ? { pageAge } : {}) });
-  }
-  return mapped;
+  return toSearchResults((answer as { results?: unknown } | null)?.results, {
+    content: (item) => plainText(item.content),
+    pageAge: (item) => optionalText(item.published_date),
+  });
 }

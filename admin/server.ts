@@ -1,12 +1,12 @@
 // The admin listener: its own node:http server (127.0.0.1:8081 by default) for the admin API
 // (/admin/v1/…, the admin token or a dashboard session), the session routes (/admin/login, /admin/session,
 // /admin/logout) and the dashboard's files (/). It runs only when the admin token is set.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Services } from '../bin/services.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { Tier } from '../limits/tiers.js';
+import { closeServer, listen, urlOf } from '../proxy/listen.js';
 import { apiRoutes } from './api.js';
 import { loadDashboard } from './dashboard.js';
 import { AdminError, asAdminError } from './errors.js';
@@ -81,25 +81,5 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Run
     work().then(() => done(), done);
   });
   await listen(server, options.config.port, options.config.host);
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${host}:${address.port}`,
-    close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  return { url: urlOf(server), close: () => closeServer(server) };
 }

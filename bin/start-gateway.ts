@@ -1,6 +1,5 @@
 // The composition root: the one place that knows every part by name and puts them together.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
@@ -16,6 +15,7 @@ import { createMessagesDialect } from '../plugins/translate/messages/index.js';
 import { createResponsesDialect } from '../plugins/translate/responses/index.js';
 import { composeChain } from '../proxy/chain.js';
 import { createRequestListener } from '../proxy/gateway.js';
+import { closeServer, listen, urlOf } from '../proxy/listen.js';
 import { createLogger } from '../proxy/log.js';
 import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
@@ -105,15 +105,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const server = createServer({ keepAliveTimeout: 65_000 }, listener);
   await listen(server, config.server.port, config.server.host);
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let admin: RunningAdmin | undefined;
   const close = async (): Promise<void> => {
     await admin?.close();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
     for (const plugin of plugins) await plugin.close?.();
     await services.close();
     await pool.close();
@@ -131,20 +126,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log.info({ url: admin.url }, 'admin API and dashboard listening');
   }
   return {
-    url: `http://${host}:${address.port}`,
+    url: urlOf(server),
     upstreamUrls: urls,
     ...(admin !== undefined ? { adminUrl: admin.url } : {}),
     log,
     close,
   };
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }

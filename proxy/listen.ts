@@ -1,0 +1,28 @@
+// Starting and stopping a node:http server as promises: a listen error (port taken) rejects instead of
+// being thrown at the process, and a close also ends the keep-alive connections that would hold it open.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** The base URL of a listening server, e.g. http://127.0.0.1:8080 (IPv6 addresses in brackets). */
+export function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}

@@ -21,6 +21,8 @@ export async function loadPlugins(loaded: LoadedConfig, builtins: Readonly<Recor
       const known = Object.keys(builtins).join(', ') || 'none';
       throw new ConfigError(`${where}: unknown plugin '${entry.name}' (built-in plugins: ${known})`);
     }
+    const missing = module.after?.find((name) => !loaded.config.plugins.slice(0, index).some((earlier) => earlier.name === name));
+    if (missing !== undefined) throw new ConfigError(`${where}: plugin '${entry.name ?? entry.path}' needs '${missing}' earlier in the chain`);
     const options = entry.options ?? {};
     if (module.optionsSchema !== undefined) {
       const validate = ajv.compile(module.optionsSchema);

@@ -54,5 +54,7 @@ export interface PluginContext {
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */
 export interface PluginModule {
   readonly optionsSchema?: JsonObject;
+  /** Built-in plugins that must come earlier in the chain (the meter bills the caller auth finds). */
+  readonly after?: readonly string[];
   create(options: JsonObject, context: PluginContext): Plugin | Promise<Plugin>;
 }

@@ -42,6 +42,7 @@ const DIALECTS: ReadonlySet<string> = new Set<Dialect>(['chat', 'messages', 'res
 
 export const meterPlugin: PluginModule = {
   optionsSchema,
+  after: ['auth'],
   async create(options, context): Promise<Plugin> {
     const { default_hold_output_tokens: holdOutputTokens = 4096, orphan_hold_ms: orphanMs = 3_600_000, sweep_interval_ms: sweepMs = 60_000 } = options as MeterOptions;
     const pricer = new Pricer(context.config.pricing);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../config/load.js';
 import { loadPlugins } from '../../config/plugins.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { LogNotifier } from '../../notify/log-notifier.js';
 import { LocalRevocationBus } from '../../store/revocations.js';
 import type { PluginModule } from '../../proxy/plugin.js';
@@ -107,4 +108,9 @@ t.test('plugin options are checked against the plugin schema, naming the line', 
 t.test('a plugin file that cannot be loaded fails at load, naming the line', async (t) => {
   const path = file('missing-file.yaml', 'plugins:\n  - path: ./does-not-exist.mjs\n');
   await t.rejects(loadPlugins(loadConfig(path, {}), {}, context), { message: new RegExp(`^${path}:2: cannot load plugin file`) });
+});
+
+t.test('a plugin that needs another earlier in the chain fails at load, naming the line', async (t) => {
+  const path = file('meter-first.yaml', 'plugins:\n  - name: meter\n  - name: auth\n');
+  await t.rejects(loadPlugins(loadConfig(path, {}), builtinPlugins, context), new ConfigError(`${path}:2: plugin 'meter' needs 'auth' earlier in the chain`));
 });

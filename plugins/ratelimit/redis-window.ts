@@ -1,6 +1,6 @@
 // The shared backend: RateLimiterRedis on the gateway's one ioredis client, so every node counts in the
 // same keys, `${redis.key_prefix}ratelimit:<kind>:<orgId>`. Each operation touches one key in one atomic
-// step (a Lua script: SET NX EX + INCRBY + PTTL; MULTI GET + PTTL to read), so it also runs on a Redis
+// step (a Lua script: SET NX EX + INCRBY + PTTL, also to read, with 0), so it also runs on a Redis
 // Cluster through ioredis' Cluster client. If Redis stops answering, each node falls back to its own
 // in-memory counters (rate-limiter-flexible's insurance limiter) until it is back: the limits then hold
 // per node rather than failing every request.

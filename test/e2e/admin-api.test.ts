@@ -27,6 +27,7 @@ t.teardown(async () => {
 interface Answer {
   status: number;
   headers: Headers;
+  /** The parsed JSON answer: every route has its own shape, and the tests read it field by field (t.match checks the shape). */
   body: any;
 }
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { loadConfig } from '../../config/load.js';
 import { startGateway } from '../../bin/start-gateway.js';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
@@ -17,10 +17,9 @@ t.before(async () => {
     env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
   });
   adminUrl = stack.gateway.adminUrl!;
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
 });
 t.teardown(async () => {
-  await store?.close();
   await stack?.close();
 });
 

@@ -1,6 +1,6 @@
 // The auth plugin: keys in x-api-key or Authorization: Bearer, 401 in each dialect (spec sections 5, 7), revocation.
 import t from 'tap';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
@@ -9,14 +9,13 @@ let key: string;
 let keyId: string;
 t.before(async () => {
   stack = await startStack({ yaml: 'plugins:\n  - name: auth\n    options: { cache_ttl_ms: 200 }\n' });
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
   await store.orgs.create('acme');
   const created = await store.keys.create('acme', 'tests');
   key = created.key;
   keyId = created.record.id;
 });
 t.teardown(async () => {
-  await store.close();
   await stack.close();
 });
 

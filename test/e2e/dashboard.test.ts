@@ -3,7 +3,7 @@
 // confirmation, and see the gateway refuse it at once; and the usage panel's chart and totals.
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { NewUsageRow } from '../../store/schema.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -21,7 +21,7 @@ t.before(async () => {
     env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
   });
   adminUrl = stack.gateway.adminUrl!;
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
   const bearer = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
   await fetch(`${adminUrl}/admin/v1/orgs`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'other' }) });
   await fetch(`${adminUrl}/admin/v1/orgs`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'acme' }) });
@@ -30,7 +30,6 @@ t.before(async () => {
 });
 t.teardown(async () => {
   await browser?.close();
-  await store?.close();
   await stack?.close();
 });
 

@@ -3,7 +3,7 @@
 // under concurrency; a client that leaves pays for what was produced; upstream failures cost nothing.
 import t from 'tap';
 import { Pricer } from '../../plugins/meter/price.js';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody, type DialectName } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -18,7 +18,7 @@ t.before(async () => {
   stack = await startStack({
     yaml: 'upstream:\n  forward_headers: [x-sim-fault, x-sim-itl-ms, x-sim-output-tokens]\nplugins:\n  - name: auth\n  - name: meter\n    options: { default_hold_output_tokens: 4096 }\n',
   });
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
   orgId = (await store.orgs.create('acme')).id;
   await store.orgs.addCredits('acme', 100_000_000);
   const created = await store.keys.create('acme', 'tests');
@@ -26,7 +26,6 @@ t.before(async () => {
   keyId = created.record.id;
 });
 t.teardown(async () => {
-  await store.close();
   await stack.close();
 });
 

@@ -20,12 +20,11 @@ let acme: Anthropic;
 let globex: Anthropic;
 t.before(async () => {
   stack = await startStack({ yaml: CHAIN });
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
   acme = await clientFor(stack, store, 'acme');
   globex = await clientFor(stack, store, 'globex');
 });
 t.teardown(async () => {
-  await store.close();
   await stack.close();
 });
 

@@ -2,7 +2,7 @@
 // crosses the limit completes; every later request of the window gets 429 with retry-after, the
 // organization is notified once, and requests resume in the next window (2 s here).
 import t, { type Test } from 'tap';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const OUTPUT_LIMIT = 30;
@@ -21,10 +21,9 @@ let stack: Stack;
 let store: Store;
 t.before(async () => {
   stack = await startStack({ yaml });
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
 });
 t.teardown(async () => {
-  await store.close();
   await stack.close();
 });
 

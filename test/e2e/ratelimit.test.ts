@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const LIMITS = { requests: 3, input: 100_000, output: 100_000 };
@@ -25,10 +25,9 @@ let stack: Stack;
 let store: Store;
 t.before(async () => {
   stack = await startStack({ yaml });
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
 });
 t.teardown(async () => {
-  await store.close();
   await stack.close();
 });
 

@@ -2,7 +2,7 @@
 // model call of the search loop; errored ones (here: beyond max_uses) are neither counted nor billed.
 import t from 'tap';
 import { Pricer } from '../../plugins/meter/price.js';
-import { openStore, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -13,13 +13,12 @@ const pricer = new Pricer({ input_per_mtok: 0.2, output_per_mtok: 0.8, cache_wri
 
 t.before(async () => {
   stack = await startStack({ yaml: 'plugins:\n  - name: auth\n  - name: meter\n  - name: search\n    options: { provider: local }\n' });
-  store = await openStore({ dataDir: stack.dataDir });
+  store = await stack.store();
   await store.orgs.create('acme');
   await store.orgs.addCredits('acme', 100_000_000);
   key = (await store.keys.create('acme', 'tests')).key;
 });
 t.teardown(async () => {
-  await store.close();
   await stack.close();
 });
 

@@ -7,6 +7,7 @@ import { dataDirOf } from '../../config/data-dir.js';
 import { loadConfig } from '../../config/load.js';
 import { startGateway, type RunningGateway } from '../../bin/start-gateway.js';
 import { startSim, type RunningSim, type SimOptions } from '../../sim/server.js';
+import { openStore, type Store } from '../../store/store.js';
 
 export interface Stack {
   gateway: RunningGateway;
@@ -17,6 +18,8 @@ export interface Stack {
   logs: string[];
   /** The gateway's data directory (its store). */
   dataDir: string;
+  /** The store in that directory, opened on first call (to set up orgs and keys, read the ledger); closed by close(). */
+  store(): Promise<Store>;
   close(): Promise<void>;
 }
 
@@ -46,13 +49,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
   const loaded = loadConfig(file, env);
   const gateway = await startGateway(loaded, { env, logDestination });
+  const dataDir = dataDirOf(loaded);
+  let store: Promise<Store> | undefined;
   return {
     gateway,
     sim,
     baseURL: `${gateway.url}/v1`,
     logs,
-    dataDir: dataDirOf(loaded),
+    dataDir,
+    store() {
+      store ??= openStore({ dataDir });
+      return store;
+    },
     async close() {
+      await (await store)?.close();
       await gateway.close();
       await sim.close();
     },

@@ -53,7 +53,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   if (urls.length === 0) {
     // Imported only here: the sim's tokenizer costs ~130 MB and 0.4 s that a gateway with a real upstream never pays.
     const { startSim } = await import('../sim/server.js');
-    sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
+    sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, maxModelLen: config.model.max_context_tokens, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
   }

@@ -10,7 +10,15 @@ export interface PluginEntry {
 
 export interface GatewayConfig {
   server: { host: string; port: number; body_limit_bytes: number; sse_ping_ms: number };
-  model: { id: string; upstream_name: string; display_name: string; owned_by: string; created: number };
+  model: {
+    id: string;
+    upstream_name: string;
+    display_name: string;
+    owned_by: string;
+    created: number;
+    /** The model's context window in tokens: the ceiling of every token count a client may ask for or the upstream may report. */
+    max_context_tokens: number;
+  };
   upstream: {
     urls: string[];
     api_key?: string;

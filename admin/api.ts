@@ -75,7 +75,7 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): Route[] {
         const { amount } = await readObject(req);
         if (typeof amount !== 'string' && typeof amount !== 'number') throw new AdminError('invalid_request', "'amount' must be a number of credits, e.g. \"12.5\"", 'amount');
         const s = await store();
-        const after = await about('amount', async () => s.orgs.addCredits(org!, parseCredits(String(amount))));
+        const after = await about('amount', async () => s.orgs.addCredits(org!, parseCredits(String(amount)), 'admin api'));
         return { status: 200, body: orgBody(after, await s.orgs.members(after.id)) };
       },
     },

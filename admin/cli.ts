@@ -87,7 +87,7 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
     }
     case 'credits add': {
       const [org, amount] = want(2, 'ORG AMOUNT');
-      const after = await store.orgs.addCredits(org!, parseCredits(amount!));
+      const after = await store.orgs.addCredits(org!, parseCredits(amount!), 'cli');
       return { out: [`${after.id}\t${after.name}\t${formatCredits(after.balanceMicros)} credits`], err: [`added ${amount} credits to '${after.name}'`] };
     }
     case 'keys create': {

@@ -12,7 +12,7 @@ export async function createDemoKeyIfEmpty(dataDir: string): Promise<string | un
   try {
     if ((await store.orgs.list()).length > 0) return undefined;
     await store.orgs.create(DEMO_ORG);
-    await store.orgs.addCredits(DEMO_ORG, DEMO_CREDITS_MICROS);
+    await store.orgs.addCredits(DEMO_ORG, DEMO_CREDITS_MICROS, 'demo organization');
     return (await store.keys.create(DEMO_ORG, 'demo')).key;
   } finally {
     await store.close();

@@ -191,7 +191,7 @@ async function startFullGateway(name: TargetName, chain: readonly string[], upst
   let key: string;
   try {
     await store.orgs.create(BENCH_ORG);
-    await store.orgs.addCredits(BENCH_ORG, BENCH_CREDITS_MICROS);
+    await store.orgs.addCredits(BENCH_ORG, BENCH_CREDITS_MICROS, 'bench');
     key = (await store.keys.create(BENCH_ORG, 'bench')).key;
   } finally {
     await store.close();

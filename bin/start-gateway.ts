@@ -88,9 +88,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     maxEventBytes: config.upstream.max_event_bytes,
   });
   const dialects = {
-    chat: createChatDialect(config.model.id),
-    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: config.dialects.messages.max_tokens }),
-    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools }),
+    chat: createChatDialect({ modelId: config.model.id, maxOutputTokens: config.model.max_context_tokens }),
+    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: Math.min(config.dialects.messages.max_tokens, config.model.max_context_tokens) }),
+    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools, maxOutputTokens: config.model.max_context_tokens }),
   };
   const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
   const listener = createRequestListener({

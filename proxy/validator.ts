@@ -15,6 +15,23 @@ export function compileValidator<T>(schema: object, code: ErrorCode = 'GW_ERR_RE
   };
 }
 
+/**
+ * A request schema whose top-level numeric fields get a ceiling from the config (token limits are the
+ * model's context, not a constant). The copy has no `$id`, so several gateways in one process (tests)
+ * can each compile their own.
+ */
+export function withMaxima<S extends { $id?: string; properties: object }>(schema: S, maxima: Record<string, number>): Omit<S, '$id'> {
+  const { $id, ...copy } = structuredClone(schema);
+  void $id;
+  const properties = copy.properties as Record<string, { maximum?: number }>;
+  for (const [field, maximum] of Object.entries(maxima)) {
+    const property = properties[field];
+    if (property === undefined) throw new Error(`the schema has no property '${field}' to bound`);
+    property.maximum = maximum;
+  }
+  return copy;
+}
+
 /** `/messages/0/role` → `messages[0].role` (the form SDK users see in their code). */
 export function paramOf(instancePath: string, child?: string): string {
   const parts = instancePath.split('/').slice(1);

@@ -1,7 +1,9 @@
 // Organizations, their members and their credit balance.
 import type { Kysely } from 'kysely';
+import { formatCredits } from './credits.js';
 import { StoreError } from './errors.js';
 import { newId } from './ids.js';
+import { MAX_MICROS } from './money.js';
 import type { Database, MemberRole, OrgRow } from './schema.js';
 
 export interface Org {
@@ -94,15 +96,24 @@ export class Orgs {
     if (result.numDeletedRows === 0n) throw new StoreError('GW_ERR_STORE_MEMBER_NOT_FOUND', `'${email}' is not a member of '${org.name}'`);
   }
 
-  /** Adds a positive whole number of micro-credits to the balance, in one statement; returns the org after. */
-  async addCredits(nameOrId: string, micros: number): Promise<Org> {
+  /**
+   * Adds a positive whole number of micro-credits to the balance and records the grant, in one
+   * transaction (the grants are the first term of the balance invariant, store/balance-audit.ts);
+   * returns the org after. `note` says where the credits came from (admin api, cli, …).
+   */
+  async addCredits(nameOrId: string, micros: number, note = 'credits added'): Promise<Org> {
     if (!Number.isSafeInteger(micros) || micros <= 0) throw new StoreError('GW_ERR_STORE_INVALID', 'credits to add must be a positive whole number of micro-credits');
     const org = await this.get(nameOrId);
-    await this.db
-      .updateTable('orgs')
-      .set((eb) => ({ balance_micros: eb('balance_micros', '+', micros) }))
-      .where('id', '=', org.id)
-      .execute();
+    if (org.balanceMicros + micros > MAX_MICROS) throw new StoreError('GW_ERR_STORE_INVALID', `the balance would exceed the largest amount the gateway holds (${formatCredits(MAX_MICROS)} credits)`);
+    await this.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      await trx.insertInto('credit_grants').values({ id: newId('grant'), org_id: org.id, amount_micros: micros, note, created_at: now }).execute();
+      await trx
+        .updateTable('orgs')
+        .set((eb) => ({ balance_micros: eb('balance_micros', '+', micros) }))
+        .where('id', '=', org.id)
+        .execute();
+    });
     return this.get(org.id);
   }
 }

@@ -57,11 +57,23 @@ export interface UsageTable {
 
 export type UsageState = 'held' | 'settled' | 'released';
 
+/** Credits added to an organization, one row per addition (the balance invariant's first term). */
+export interface CreditGrantsTable {
+  id: string;
+  org_id: string;
+  /** Integer micro-credits; positive (an opening grant written by migration 0003 may be any value). */
+  amount_micros: number;
+  /** Why: e.g. 'admin api', 'cli', 'demo organization'. */
+  note: string;
+  created_at: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   members: MembersTable;
   api_keys: ApiKeysTable;
   usage: UsageTable;
+  credit_grants: CreditGrantsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

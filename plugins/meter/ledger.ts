@@ -6,6 +6,7 @@
 // transaction and one commit (store/group-commit.ts), and each promise resolves after that commit.
 import type { Kysely, Transaction } from 'kysely';
 import { GroupCommit } from '../../store/group-commit.js';
+import { checkedMicros } from '../../store/money.js';
 import { QueryTemplate } from '../../store/query-template.js';
 import type { Database } from '../../store/schema.js';
 import type { Transactor } from '../../store/transactor.js';
@@ -51,6 +52,7 @@ export class Ledger {
 
   /** Takes `holdMicros` from a positive balance and writes the 'held' row, in one transaction. */
   hold(hold: Hold): Promise<HoldResult> {
+    checkedMicros(hold.holdMicros, 'a hold');
     const sql = this.#sql;
     return this.#commits.run(async (trx): Promise<HoldResult> => {
       const debited = await trx.run(sql.debitHold.with({ hold: hold.holdMicros, org: hold.orgId }));
@@ -71,6 +73,7 @@ export class Ledger {
    * sweep already released (and refunded) is settled too, without a second refund.
    */
   settle(hold: Hold, settlement: Settlement): Promise<void> {
+    checkedMicros(settlement.costMicros, 'a cost');
     const sql = this.#sql;
     const { usage } = settlement;
     const row = {

@@ -3,6 +3,7 @@
 // start, and a request's cost is a sum of integer products computed in BigInt, rounded up once, at
 // the end, to whole micro-credits. A credit per million tokens is a micro-credit per token.
 import type { PricingConfig } from '../../config/types.js';
+import { checkedMicros } from '../../store/money.js';
 
 /** What a request is billed for, by kind. `input` is the prompt tokens neither read from nor written to a cache. */
 export interface BilledUsage {
@@ -55,7 +56,11 @@ export class Pricer {
     this.#denominator = 10n ** BigInt(scale);
   }
 
-  /** The cost in whole micro-credits, rounded up (a fraction of a micro-credit is one micro-credit). */
+  /**
+   * The cost in whole micro-credits, rounded up (a fraction of a micro-credit is one micro-credit).
+   * Token counts are bounded where they enter (the model's context, max_uses) and prices by the config
+   * schema, so a cost fits a safe integer by far; one that does not is a bug, and throws.
+   */
   cost(usage: BilledUsage): number {
     const exact =
       BigInt(usage.input) * this.#input +
@@ -64,7 +69,7 @@ export class Pricer {
       BigInt(usage.cacheWrite5m) * this.#cacheWrite5m +
       BigInt(usage.cacheWrite1h) * this.#cacheWrite1h +
       BigInt(usage.searches) * this.#search;
-    return Number((exact + this.#denominator - 1n) / this.#denominator);
+    return checkedMicros(Number((exact + this.#denominator - 1n) / this.#denominator), 'a cost');
   }
 }
 

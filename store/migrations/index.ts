@@ -3,10 +3,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
 import { usageHolds } from './0002-usage-holds.js';
+import { moneyIntegrity } from './0003-money-integrity.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-usage-holds': usageHolds,
+  '0003-money-integrity': moneyIntegrity,
 };
 
 export const migrations: MigrationProvider = {

@@ -1,22 +1,24 @@
 import t from 'tap';
-import { decodeChat } from '../../plugins/translate/chat/decode.js';
+import { createChatDecoder } from '../../plugins/translate/chat/decode.js';
 import { GatewayError } from '../../proxy/errors.js';
 
 const MODEL = 'qwen3-8b';
 const valid = { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] };
+const CONTEXT = 32768;
+const decode = createChatDecoder({ modelId: MODEL, maxOutputTokens: CONTEXT });
 
 function rejection(body: unknown): GatewayError {
   try {
-    decodeChat(body, MODEL);
+    decode(body);
   } catch (error) {
     if (error instanceof GatewayError) return error;
     throw error;
   }
-  throw new Error('decodeChat accepted the body');
+  throw new Error('the decoder accepted the body');
 }
 
 t.test('a minimal request decodes to itself', async (t) => {
-  t.same(decodeChat(valid, MODEL), valid);
+  t.same(decode(valid), valid);
 });
 
 t.test('messages is required (spec rule 2)', async (t) => {
@@ -37,7 +39,7 @@ t.test('model is required and must be the served id (404 model_not_found, param 
 t.test('temperature must be within 0..2', async (t) => {
   t.equal(rejection({ ...valid, temperature: 2.5 }).param, 'temperature');
   t.equal(rejection({ ...valid, temperature: -0.1 }).param, 'temperature');
-  t.ok(decodeChat({ ...valid, temperature: 2 }, MODEL));
+  t.ok(decode({ ...valid, temperature: 2 }));
 });
 
 t.test('top_p must be within 0..1', async (t) => {
@@ -51,7 +53,7 @@ t.test('max_tokens must be a positive integer', async (t) => {
 });
 
 t.test('max_completion_tokens is accepted as max_tokens', async (t) => {
-  t.same(decodeChat({ ...valid, max_completion_tokens: 7 }, MODEL), { ...valid, max_tokens: 7 });
+  t.same(decode({ ...valid, max_completion_tokens: 7 }), { ...valid, max_tokens: 7 });
 });
 
 t.test('wrong types name the field', async (t) => {
@@ -93,8 +95,8 @@ t.test('any other non-function tool is refused', async (t) => {
 
 t.test('tool_choice takes auto, required, none or a named function that exists', async (t) => {
   const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
-  for (const choice of ['auto', 'required', 'none']) t.ok(decodeChat({ ...valid, tools, tool_choice: choice }, MODEL));
-  t.ok(decodeChat({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }, MODEL));
+  for (const choice of ['auto', 'required', 'none']) t.ok(decode({ ...valid, tools, tool_choice: choice }));
+  t.ok(decode({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }));
   t.equal(rejection({ ...valid, tools, tool_choice: 'sometimes' }).param, 'tool_choice');
   t.equal(rejection({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'nope' } } }).param, 'tool_choice.function.name');
 });
@@ -105,19 +107,19 @@ t.test('a tool round trip is accepted: assistant tool_calls, then a tool message
     { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
     { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
   ];
-  t.ok(decodeChat({ ...valid, messages }, MODEL));
+  t.ok(decode({ ...valid, messages }));
   t.equal(rejection({ ...valid, messages: [{ role: 'tool', content: 'x' }] }).param, 'messages[0].tool_call_id');
 });
 
 t.test('fields the gateway does not know are passed on unchanged', async (t) => {
-  t.same(decodeChat({ ...valid, seed: 3, top_k: 20 }, MODEL), { ...valid, seed: 3, top_k: 20 });
+  t.same(decode({ ...valid, seed: 3, top_k: 20 }), { ...valid, seed: 3, top_k: 20 });
 });
 
 t.test('developer messages reach the model as system messages (open models\' templates drop developer)', async (t) => {
-  const decoded = decodeChat({ ...valid, messages: [{ role: 'developer', content: 'Be brief.' }, ...valid.messages] }, MODEL);
+  const decoded = decode({ ...valid, messages: [{ role: 'developer', content: 'Be brief.' }, ...valid.messages] });
   t.same(decoded.messages[0], { role: 'system', content: 'Be brief.' });
 });
 
 t.test('a tool_choice without tools is dropped, not sent to an upstream that refuses it', async (t) => {
-  t.notOk('tool_choice' in decodeChat({ ...valid, tool_choice: 'auto' }, MODEL));
+  t.notOk('tool_choice' in decode({ ...valid, tool_choice: 'auto' }));
 });

@@ -1,10 +1,14 @@
 import t from 'tap';
-import { decodeResponses } from '../../plugins/translate/responses/decode.js';
+import { createResponsesDecoder, type ResponsesDecodeOptions } from '../../plugins/translate/responses/decode.js';
+import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 
 const MODEL = 'qwen3-8b';
-const off = { modelId: MODEL, functionTools: false };
-const on = { modelId: MODEL, functionTools: true };
+const CONTEXT = 32768;
+const off: ResponsesDecodeOptions = { modelId: MODEL, functionTools: false, maxOutputTokens: CONTEXT };
+const on: ResponsesDecodeOptions = { modelId: MODEL, functionTools: true, maxOutputTokens: CONTEXT };
+const decoders = new Map([off, on].map((options) => [options, createResponsesDecoder(options)]));
+const decodeResponses = (body: unknown, options: ResponsesDecodeOptions): ChatRequest => decoders.get(options)!(body);
 const WEATHER = { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 
 function rejection(body: unknown, options = off): GatewayError {

@@ -1,14 +1,25 @@
 import type { ChatRequest } from '../../../proxy/canonical.js';
 import { GatewayError } from '../../../proxy/errors.js';
-import { compileValidator } from '../../../proxy/validator.js';
+import { compileValidator, withMaxima } from '../../../proxy/validator.js';
 import schema from '../../../schemas/chat-request.json' with { type: 'json' };
 
-const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(schema);
+export interface ChatDecodeOptions {
+  modelId: string;
+  /** The largest max_tokens / max_completion_tokens a request may ask for: the model's context. */
+  maxOutputTokens: number;
+}
 
-/** Validates a chat-completions body and returns the canonical request: nearly the identity. */
-export function decodeChat(body: unknown, modelId: string): ChatRequest {
-  refuseServerTools(body);
-  const request = validate(body);
+/** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
+export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) => ChatRequest {
+  const limit = options.maxOutputTokens;
+  const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }));
+  return (body) => {
+    refuseServerTools(body);
+    return canonical(validate(body), options.modelId);
+  };
+}
+
+function canonical(request: ChatRequest & { max_completion_tokens?: number | null }, modelId: string): ChatRequest {
   if (request.model !== modelId) {
     throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model '${request.model}' does not exist; this gateway serves '${modelId}'.`, 'model');
   }

@@ -1,16 +1,18 @@
 import type { ChatRequest } from '../../../proxy/canonical.js';
 import type { Dialect } from '../../../proxy/dialect.js';
 import type { Exchange } from '../../../proxy/exchange.js';
-import { decodeChat } from './decode.js';
+import { createChatDecoder, type ChatDecodeOptions } from './decode.js';
 import { encodeChatBody } from './encode-body.js';
 import { ChatStreamEncoder } from './encode-stream.js';
 import { renderChatError } from './errors.js';
 
 /** The chat-completions dialect (POST /v1/chat/completions). */
-export function createChatDialect(modelId: string): Dialect {
+export function createChatDialect(options: ChatDecodeOptions): Dialect {
+  const modelId = options.modelId;
+  const decode = createChatDecoder(options);
   return {
     name: 'chat',
-    decode: (body) => decodeChat(body, modelId),
+    decode,
     wantsStream: (request: ChatRequest) => request.stream === true,
     streamEncoder(exchange: Exchange) {
       const options = (exchange.body as ChatRequest).stream_options;

@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../../../proxy/canonical.js';
 import { GatewayError } from '../../../proxy/errors.js';
-import { compileValidator } from '../../../proxy/validator.js';
+import { compileValidator, withMaxima } from '../../../proxy/validator.js';
 import schema from '../../../schemas/messages-request.json' with { type: 'json' };
 import { messagesToChat } from './to-chat.js';
 import type { MessagesRequest } from './types.js';
@@ -14,12 +14,8 @@ export interface MessagesDecoders {
 
 /** Compiles the validators once, with `max_tokens` bounded by the configured limit (spec: 1..8000). */
 export function createMessagesDecoders(modelId: string, maxTokensLimit: number): MessagesDecoders {
-  const generate = structuredClone(schema);
-  generate.properties.max_tokens.maximum = maxTokensLimit;
-  const count = structuredClone(schema);
-  count.required = ['model', 'messages'];
-  const validate = compileValidator<MessagesRequest>(withoutId(generate));
-  const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>(withoutId(count));
+  const validate = compileValidator<MessagesRequest>(withMaxima(schema, { max_tokens: maxTokensLimit }));
+  const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>({ ...withMaxima(schema, {}), required: ['model', 'messages'] });
 
   const checkModel = (model: string): void => {
     if (model !== modelId) throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `model: '${model}' was not found; this gateway serves '${modelId}'.`, 'model');
@@ -41,11 +37,4 @@ export function createMessagesDecoders(modelId: string, maxTokensLimit: number):
       return messagesToChat(request);
     },
   };
-}
-
-/** The schema without its `$id`, so that several gateways (tests) can compile their variant in one process. */
-function withoutId(schema: { $id?: string }): object {
-  const { $id, ...rest } = schema;
-  void $id;
-  return rest;
 }

@@ -9,6 +9,8 @@ import type { ContentBlock, ToolParam } from './types.js';
 const SEARCH_TOOL_TYPE = /^web_search_\d{8}$/;
 
 const DEFAULT_MAX_USES = 5;
+/** The most searches one request may allow: each is billed, and each is a round trip to the model. */
+const MAX_USES_LIMIT = 100;
 
 export function isSearchTool(tool: ToolParam): boolean {
   return tool.type !== undefined && SEARCH_TOOL_TYPE.test(tool.type);
@@ -21,7 +23,7 @@ export function webSearchOptions(param: ToolParam, index: number): WebSearchOpti
   const invalid = (field: string, why: string): GatewayError => new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${at(field)}': ${why}.`, at(field));
   if (tool.name !== SEARCH_FUNCTION_NAME) throw invalid('name', `the '${tool.type}' tool must be named '${SEARCH_FUNCTION_NAME}'`);
   const maxUses = tool.max_uses ?? DEFAULT_MAX_USES;
-  if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 1) throw invalid('max_uses', 'must be an integer of at least 1');
+  if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 1 || maxUses > MAX_USES_LIMIT) throw invalid('max_uses', `must be an integer from 1 to ${MAX_USES_LIMIT}`);
   const options: WebSearchOptions = {
     max_uses: maxUses,
     context_size: 'medium',

@@ -2,22 +2,14 @@ import type { ChatRequest } from '../../../proxy/canonical.js';
 import type { Dialect } from '../../../proxy/dialect.js';
 import type { Exchange } from '../../../proxy/exchange.js';
 import { renderChatError } from '../chat/errors.js';
-import { decodeResponses } from './decode.js';
+import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
 import { encodeResponsesBody } from './encode-body.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import type { ResponseContext } from './response-object.js';
 import type { ResponsesRequest } from './types.js';
 
-export interface ResponsesDialectOptions {
-  /** The public model id. */
-  modelId: string;
-  /** `dialects.responses.function_tools` (off by default: spec rule 5). */
-  functionTools: boolean;
-}
-
 /** The responses dialect (POST /v1/responses). Its errors use the chat dialect's shape (spec section 7). */
-export function createResponsesDialect(options: ResponsesDialectOptions): Dialect {
-  const decodeOptions = { modelId: options.modelId, functionTools: options.functionTools };
+export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect {
   const contextOf = (exchange: Exchange): ResponseContext => ({
     id: exchange.id,
     created: exchange.created,
@@ -27,7 +19,7 @@ export function createResponsesDialect(options: ResponsesDialectOptions): Dialec
   });
   return {
     name: 'responses',
-    decode: (body) => decodeResponses(body, decodeOptions),
+    decode: createResponsesDecoder(options),
     wantsStream: (request: ChatRequest) => request.stream === true,
     streamEncoder: (exchange) => new ResponsesStreamEncoder(contextOf(exchange)),
     encodeBody: (completion, exchange) => encodeResponsesBody(completion, contextOf(exchange)),

@@ -1,5 +1,6 @@
-// The store's commands for `gateway` (bin/gateway.ts): orgs, credits and keys. Each returns the lines
+// The store's commands for `gateway` (bin/gateway.ts): orgs, credits, keys and the ledger check. Each returns the lines
 // to print; a wrong call is a UsageError, a refused change a StoreError, both one line.
+import { auditBalances, type BalanceAudit } from '../store/balance-audit.js';
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
@@ -17,9 +18,10 @@ export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]… 
   gateway keys create ORG NAME                      create an API key and print it (shown only this once)
   gateway keys list ORG                             id, name, last 4, created, last used, status
   gateway keys revoke KEY_ID                        revoke a key for good
+  gateway ledger check                              per organization: balance = credits added − settled − held? (exit 1 if not)
   (ORG is an organization's name or id; the store lives in data_dir, GATEWAY_DATA_DIR)`;
 
-export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys']);
+export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys', 'ledger']);
 
 export class UsageError extends Error {}
 
@@ -28,6 +30,8 @@ export interface CliOutput {
   out: string[];
   /** Lines for stderr (notes for the person at the terminal). */
   err: string[];
+  /** The command found something wrong (the command exits 1). */
+  failed?: boolean;
 }
 
 export interface StoreCommandOptions {
@@ -107,6 +111,16 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
       await options.revocations?.publish(after.id);
       return { out: [keyLine(after)], err: [before.status === 'revoked' ? `key ${id} was already revoked` : `revoked key ${id}; requests with it get 401`] };
     }
+    case 'ledger check': {
+      want(0, '');
+      const audits = await auditBalances(store.db);
+      const unbalanced = audits.filter((audit) => audit.discrepancyMicros !== 0);
+      return {
+        out: audits.map(auditLine),
+        err: [unbalanced.length === 0 ? `the books balance for all ${audits.length} organization(s)` : `${unbalanced.length} organization(s) do not balance: ${unbalanced.map((audit) => audit.orgId).join(', ')}`],
+        failed: unbalanced.length > 0,
+      };
+    }
     default:
       throw new UsageError(`unknown command 'gateway ${args.join(' ')}'`);
   }
@@ -122,6 +136,11 @@ function parseMember(text: string): NewMember {
 
 function orgLine(org: Org): string {
   return [org.id, org.name, `${formatCredits(org.balanceMicros)} credits`, `${formatCredits(org.spentMicros)} spent`, org.createdAt.toISOString()].join('\t');
+}
+
+function auditLine(audit: BalanceAudit): string {
+  const credits = (micros: number): string => `${formatCredits(micros)} credits`;
+  return [audit.orgId, `balance ${credits(audit.balanceMicros)}`, `added ${credits(audit.creditsAddedMicros)}`, `settled ${credits(audit.settledCostMicros)}`, `held ${credits(audit.openHoldsMicros)}`, `discrepancy ${credits(audit.discrepancyMicros)}`].join('\t');
 }
 
 function keyLine(key: ApiKeyRecord): string {

@@ -56,9 +56,10 @@ async function main(argv: string[]): Promise<void> {
     // Only a revocation needs the bus; with Redis it reaches running gateways at once.
     const revocations = positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;
     try {
-      const { out, err } = await runStoreCommand(store, positionals, { members: values.member ?? [], tiers: tiersOf(loaded.config.limits.tiers), ...(revocations ? { revocations } : {}) });
+      const { out, err, failed } = await runStoreCommand(store, positionals, { members: values.member ?? [], tiers: tiersOf(loaded.config.limits.tiers), ...(revocations ? { revocations } : {}) });
       for (const line of out) console.log(line);
       for (const line of err) console.error(line);
+      if (failed === true) process.exitCode = 1;
     } finally {
       await revocations?.close();
       await store.close();

@@ -79,3 +79,18 @@ t.test('CLI errors are one line and a non-zero exit code', async (t) => {
     t.equal(result.out, '', 'nothing on stdout');
   }
 });
+
+t.test('gateway ledger check: the books balance (exit 0), and an organization whose balance was changed behind the ledger is named (exit 1)', async (t) => {
+  const balanced = gateway('ledger', 'check');
+  t.equal(balanced.code, 0, balanced.err);
+  t.match(balanced.out, /^org_\S+\tbalance 12\.500001 credits\tadded 12\.500001 credits\tsettled 0 credits\theld 0 credits\tdiscrepancy 0 credits$/m);
+  t.match(balanced.err, /the books balance/);
+
+  const { openStore } = await import('../../store/store.js');
+  const store = await openStore({ dataDir });
+  await store.db.updateTable('orgs').set({ balance_micros: 1 }).where('name', '=', 'acme').execute();
+  await store.close();
+  const unbalanced = gateway('ledger', 'check');
+  t.equal(unbalanced.code, 1);
+  t.match(unbalanced.err, /1 organization\(s\) do not balance: org_/);
+});

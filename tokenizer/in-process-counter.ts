@@ -48,10 +48,11 @@ export class InProcessCounter implements TokenCounter {
         // JSON length in UTF-16 units: bytes for ASCII text, a little under for other scripts.
         const json = JSON.stringify(input);
         if (json.length > this.#options.thresholdBytes) {
-          if (this.#closed) throw new Error('the tokenizer worker pool is closed');
-          const pool = await this.#startPool();
+          const pool = this.#closed ? null : await this.#startPool();
           signal?.throwIfAborted();
           if (pool !== null) return await pool.count(json, signal);
+          if (this.#closed) throw new Error('the tokenizer worker pool is closed');
+          // The workers could not start (logged): counted here rather than not at all.
         }
       }
       return this.#options.model.count(input);

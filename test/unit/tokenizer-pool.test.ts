@@ -115,6 +115,14 @@ t.test('large conversations go to the workers, small ones are counted inline; cl
   t.ok(await counter.count(REQUESTS['multi-turn']!), 'small conversations are still counted inline');
 });
 
+t.test('a large conversation waiting for the workers to load when the counter closes is refused, not counted inline', async (t) => {
+  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
+  const waiting = counter.count(big(60));
+  await counter.close();
+  await t.rejects(waiting, /pool is closed/);
+  t.equal(asked(), 0);
+});
+
 t.test('with workers: 0 every conversation is counted inline', async (t) => {
   t.equal((await loopTurnsWhile(inline.count(big(60)))).turns, 0);
   await inline.warmUp?.();

@@ -15,6 +15,7 @@ const ADMIN_ERRORS = {
   method_not_allowed: 405,
   org_exists: 409,
   body_too_large: 413,
+  too_many_requests: 429,
   internal: 500,
   unavailable: 503,
 } as const;

@@ -5,17 +5,19 @@ import type { IncomingMessage } from 'node:http';
 import { AdminError } from './errors.js';
 import { ownOrigin } from './http.js';
 import type { Session, Sessions } from './session.js';
+import type { TokenCheck } from './token-throttle.js';
 
 export type AdminCaller = { via: 'token' } | { via: 'session'; session: Session };
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
-export function createGuard(tokenMatches: (presented: string) => boolean, sessions: Sessions) {
+export function createGuard(tokenMatches: TokenCheck, sessions: Sessions) {
   return function authenticate(req: IncomingMessage): AdminCaller {
     const authorization = req.headers.authorization;
     if (authorization !== undefined) {
-      const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
-      if (match === null || !tokenMatches(match[1]!)) throw new AdminError('unauthorized', 'the admin token is wrong');
+      // Another scheme is a wrong token too (and counts as one).
+      const presented = /^bearer\s+(.+)$/i.exec(authorization.trim())?.[1] ?? '';
+      if (!tokenMatches(presented, req)) throw new AdminError('unauthorized', 'the admin token is wrong');
       return { via: 'token' };
     }
     const session = sessions.fromRequest(req);

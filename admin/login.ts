@@ -5,8 +5,9 @@ import { checkCsrf, checkOrigin } from './guard.js';
 import { isHttps, readObject } from './http.js';
 import type { Route, RouteAnswer } from './routes.js';
 import { clearedSessionCookie, sessionCookie, type Session, type Sessions } from './session.js';
+import type { TokenCheck } from './token-throttle.js';
 
-export function sessionRoutes(tokenMatches: (presented: string) => boolean, sessions: Sessions): Route[] {
+export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): Route[] {
   const describe = (session: Session): RouteAnswer => ({ status: 200, body: { csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() } });
   return [
     {
@@ -16,7 +17,7 @@ export function sessionRoutes(tokenMatches: (presented: string) => boolean, sess
         checkOrigin(req);
         const { token } = await readObject(req);
         if (typeof token !== 'string' || token === '') throw new AdminError('invalid_request', "'token' must be the admin token, a string", 'token');
-        if (!tokenMatches(token)) throw new AdminError('unauthorized', 'the admin token is wrong');
+        if (!tokenMatches(token, req)) throw new AdminError('unauthorized', 'the admin token is wrong');
         const session = sessions.create();
         return { ...describe(session), headers: { 'set-cookie': sessionCookie(session, isHttps(req)) } };
       },

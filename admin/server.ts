@@ -16,6 +16,7 @@ import { sessionRoutes } from './login.js';
 import { matchRoute, type Route } from './routes.js';
 import { Sessions } from './session.js';
 import { secretMatcher } from './token.js';
+import { throttledTokenCheck, TokenThrottle } from './token-throttle.js';
 
 export interface AdminServerOptions {
   services: Services;
@@ -25,6 +26,8 @@ export interface AdminServerOptions {
   /** The rate-limit tiers (config `limits.tiers`), to show each org's. */
   tiers: readonly Tier[];
   log: Logger;
+  /** Failed admin-token attempts per address (a test gives one with its own clock). */
+  throttle?: TokenThrottle;
 }
 
 export interface RunningAdmin {
@@ -35,7 +38,7 @@ export interface RunningAdmin {
 
 export async function startAdminServer(options: AdminServerOptions): Promise<RunningAdmin> {
   const { log } = options;
-  const tokenMatches = secretMatcher(options.token);
+  const tokenMatches = throttledTokenCheck(secretMatcher(options.token), options.throttle ?? new TokenThrottle());
   const sessions = new Sessions(options.config.session_ttl_ms);
   const authenticate = createGuard(tokenMatches, sessions);
   const api = apiRoutes(options.services, options.tiers);

@@ -28,6 +28,10 @@ export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8',
  */
 export async function sendEventStream(res: ServerResponse, headers: Record<string, string>, encoder: StreamEncoder, events: EventStream, signal: AbortSignal, pingIntervalMs: number): Promise<GatewayError | undefined> {
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
+  // The head leaves now, not with the first frame (the message dialect has none before the first
+  // token): a stream's client has its 200 once the upstream accepted, and the ledger records the
+  // status the client got (plugins/meter/request-meter.ts).
+  res.flushHeaders();
   let pending = '';
   let quiet = true;
   const flush = (): void => {

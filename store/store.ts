@@ -1,6 +1,6 @@
 // The store: one Kysely code path over an SQLite file (better-sqlite3, WAL) in the data directory.
 // A shared SQL server later is a different `dialect` here and nothing else (see schema.ts for int8).
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type LogConfig } from 'kysely';
@@ -15,7 +15,7 @@ import { sqliteTransactor, type Transactor } from './transactor.js';
 export const DATABASE_FILE = 'gateway.db';
 
 export interface StoreOptions {
-  /** The folder that holds gateway.db (created if missing). */
+  /** The folder that holds gateway.db (created 0700 if missing). */
   dataDir: string;
   /** How long last-used times wait in memory before one batched write (default 5000 ms). */
   touchFlushMs?: number;
@@ -36,12 +36,23 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * The database holds key hashes and the ledger: readable by the gateway's user alone. The file is
+ * created 0600 before SQLite opens it (SQLite gives its -wal and -shm files the database's mode), and
+ * files left wider by an older version are narrowed; chmod, so the umask does not matter.
+ */
+function ownerOnly(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 /** Opens (and creates or migrates) the store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const path = join(options.dataDir, DATABASE_FILE);
   let sqlite: SQLite.Database;
   try {
-    mkdirSync(options.dataDir, { recursive: true });
+    if (mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(options.dataDir, 0o700);
+    ownerOnly(path);
     sqlite = new SQLite(path);
     sqlite.pragma('journal_mode = WAL');
     // WAL + NORMAL: a commit is durable against a killed process (it is in the WAL file the moment

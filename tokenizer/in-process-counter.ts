@@ -2,8 +2,9 @@
 // conversations inline (a few KB tokenize in about a millisecond), large ones in a pool of worker
 // threads so that tokenizing never holds up the event loop, and every other stream, for long.
 // The workers start with the first large conversation (or warmUp()): each holds its own copy of
-// the tokenizer (about 190 MB for Qwen3), which a gateway that never sees one should not pay for.
-// Until they have loaded, large conversations are counted inline.
+// the tokenizer (about 120 MB for Qwen3), which a gateway that never sees one should not pay for.
+// A large conversation never runs on the event loop: the first one waits for the workers to load
+// (about 1 s, once); only if they cannot start at all (logged) is it counted inline.
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
 import { PromptError } from './prompt-error.js';
@@ -29,8 +30,8 @@ export class InProcessCounter implements TokenCounter {
   readonly source: 'local' | 'tiktoken';
   readonly exact: boolean;
   readonly #options: InProcessCounterOptions;
-  #pool: WorkerPool | null = null;
-  #starting: Promise<void> | null = null;
+  /** The pool once started; null when it could not start (or the counter closed meanwhile). */
+  #starting: Promise<WorkerPool | null> | null = null;
   #closed = false;
 
   constructor(options: InProcessCounterOptions) {
@@ -47,8 +48,11 @@ export class InProcessCounter implements TokenCounter {
         // JSON length in UTF-16 units: bytes for ASCII text, a little under for other scripts.
         const json = JSON.stringify(input);
         if (json.length > this.#options.thresholdBytes) {
-          if (this.#pool !== null) return await this.#pool.count(json, signal);
-          void this.warmUp();
+          const pool = this.#closed ? null : await this.#startPool();
+          signal?.throwIfAborted();
+          if (pool !== null) return await pool.count(json, signal);
+          if (this.#closed) throw new Error('the tokenizer worker pool is closed');
+          // The workers could not start (logged): counted here rather than not at all.
         }
       }
       return this.#options.model.count(input);
@@ -58,24 +62,30 @@ export class InProcessCounter implements TokenCounter {
   }
 
   /** Starts the worker threads now; resolves once they have loaded the model (or failed to: then counting stays inline). */
-  warmUp(): Promise<void> {
-    if (this.#options.workers === 0 || this.#closed) return Promise.resolve();
-    this.#starting ??= WorkerPool.start(this.#options.spec, this.#options.workers).then(
-      async (pool) => {
-        if (this.#closed) await pool.close();
-        else this.#pool = pool;
-      },
-      (error: unknown) => {
-        this.#options.log?.warn({ err: error }, 'token counter: the worker threads did not start; large conversations are counted inline');
-      },
-    );
-    return this.#starting;
+  async warmUp(): Promise<void> {
+    if (this.#options.workers === 0 || this.#closed) return;
+    await this.#startPool();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#starting;
-    await this.#pool?.close();
+    const pool = await this.#starting;
+    await pool?.close();
+  }
+
+  #startPool(): Promise<WorkerPool | null> {
+    this.#starting ??= WorkerPool.start(this.#options.spec, this.#options.workers).then(
+      async (pool) => {
+        if (!this.#closed) return pool;
+        await pool.close();
+        return null;
+      },
+      (error: unknown) => {
+        this.#options.log?.warn({ err: error }, 'token counter: the worker threads did not start; large conversations are counted inline');
+        return null;
+      },
+    );
+    return this.#starting;
   }
 }
 

@@ -49,10 +49,11 @@ export const authPlugin: PluginModule = {
       name: 'auth',
       async onRequest(exchange: Exchange) {
         if (exchange.route.kind === 'health') return;
-        const key = presentedKey(exchange);
-        if (key === undefined) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'Missing API key: send it as x-api-key or Authorization: Bearer.');
+        const presented = presentedKey(exchange);
+        if (presented === undefined) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'Missing API key: send it as x-api-key or Authorization: Bearer.');
+        const { key, header } = presented;
         const record = isWellFormedApiKey(key) ? await lookup(hashApiKey(key)) : undefined;
-        if (record === undefined || record.status !== 'active') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', 'invalid x-api-key: the key is unknown or revoked.');
+        if (record === undefined || record.status !== 'active') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', `invalid API key (${header}): the key is unknown or revoked.`);
         exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
         exchange.logFields.org = record.orgId;
         exchange.logFields.key = record.id;
@@ -63,11 +64,11 @@ export const authPlugin: PluginModule = {
   },
 };
 
-/** The key from `x-api-key`, else from `Authorization: Bearer`. */
-function presentedKey(exchange: Exchange): string | undefined {
-  const header = exchange.req.headers['x-api-key'];
-  if (typeof header === 'string' && header !== '') return header.trim();
+/** The key from `x-api-key`, else from `Authorization: Bearer`, with the header it came in (a 401 names it). */
+function presentedKey(exchange: Exchange): { key: string; header: 'x-api-key' | 'Authorization: Bearer' } | undefined {
+  const apiKey = exchange.req.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey !== '') return { key: apiKey.trim(), header: 'x-api-key' };
   const authorization = exchange.req.headers.authorization;
-  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '').trim();
+  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) return { key: authorization.replace(/^bearer\s+/i, '').trim(), header: 'Authorization: Bearer' };
   return undefined;
 }

@@ -6,6 +6,9 @@
 //   before the consumer sees the end, with the last usage seen (vLLM's running usage), else an estimate
 //   (the input estimate and the produced text at 3 bytes a token); at zero cost when the upstream
 //   failed before any output, or never answered.
+// A client that leaves is metered by one rule in every dialect: the row's status is what the client
+// got (the response head's status if it went out, else 499), the cost what the upstream did (the
+// prompt once it accepted the request, plus the output produced; nothing if it had not answered yet).
 import { asGatewayError } from '../../proxy/errors.js';
 import type { CanonicalEvent, ChatChunk, ChatUsage } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
@@ -82,7 +85,8 @@ export class RequestMeter {
           await this.#settle(this.#produced(), 200);
         } else {
           const status = this.#exchange.res.headersSent ? this.#exchange.res.statusCode : this.#statusOf(failure);
-          // An upstream failure before any output costs nothing; a client that left pays for what was produced.
+          // The upstream accepted the request (it answered before meter() ran): a client that left pays
+          // the prompt and what was produced; an upstream failure before any output costs nothing.
           const usage = !clientGone && this.#events === 0 ? NO_USAGE : this.#produced();
           await this.#settleQuietly(usage, status);
         }

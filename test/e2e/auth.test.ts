@@ -43,6 +43,23 @@ t.test('a malformed or unknown key is 401, and 401 comes before any body validat
   t.equal((await call('/v1/chat/completions', { nonsense: true })).status, 401);
 });
 
+t.test('regression: the message dialect\'s 401 said "invalid x-api-key" for a key sent as Authorization: Bearer; every dialect now names no header it was not given', async (t) => {
+  const unknown = `sk-svc-${'A'.repeat(43)}`;
+  for (const [header, headers] of [['x-api-key', { 'x-api-key': unknown }], ['Authorization: Bearer', { authorization: `Bearer ${unknown}` }]] as const) {
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      const response = await call(path, { ...hello, max_tokens: 10 }, headers);
+      t.equal(response.status, 401, `${path}, ${header}`);
+      t.same(await response.json(), { type: 'error', error: { type: 'authentication_error', message: `invalid API key (${header}): the key is unknown or revoked.` } }, `${path}, ${header}`);
+    }
+    // The chat dialect's 401 is the spec's `Unauthorized`, whatever the header (responses renders it alike).
+    for (const [path, body] of [['/v1/chat/completions', hello], ['/v1/responses', { model: 'qwen3-8b', input: 'echo: hi' }]] as const) {
+      const response = await call(path, body, headers);
+      t.equal(response.status, 401, `${path}, ${header}`);
+      t.same(await response.json(), { error: { message: 'Unauthorized', type: 'invalid_request_error', code: 'invalid_api_key', param: null } }, `${path}, ${header}`);
+    }
+  }
+});
+
 t.test('both header forms work on every endpoint', async (t) => {
   for (const headers of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]) {
     const form = Object.keys(headers)[0];

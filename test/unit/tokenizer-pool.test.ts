@@ -8,6 +8,7 @@ import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { InProcessCounter } from '../../tokenizer/in-process-counter.js';
 import { LocalModel } from '../../tokenizer/local-model.js';
+import type { PromptModel } from '../../tokenizer/prompt-model.js';
 import { resolveModelFiles } from '../../tokenizer/model-files.js';
 import { TiktokenModel } from '../../tokenizer/tiktoken-model.js';
 import { createTokenCounter } from '../../tokenizer/token-counter.js';
@@ -40,55 +41,69 @@ t.test('the pool counts every kind of request exactly as inline does', async (t)
   t.same(many, await Promise.all(Object.values(REQUESTS).map((request) => inline.count(request))), 'concurrent counts, answers matched to their jobs');
 });
 
-t.test('counting a large conversation in the pool does not block the event loop; inline does', async (t) => {
+/**
+ * How many times the event loop turned while `counting` was pending: 0 when the count ran on this
+ * thread before count() returned; more when it was done elsewhere while this thread went on.
+ */
+async function loopTurnsWhile(counting: Promise<number>): Promise<{ turns: number; count: number }> {
+  let turns = 0;
+  let pending = true;
+  const turn = (): void => {
+    if (!pending) return;
+    turns++;
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  const count = await counting.finally(() => (pending = false));
+  return { turns, count };
+}
+
+/** Qwen3 on the main thread, counting how often it is asked: a count done by a worker never asks it. */
+function mainThreadModel(): { model: PromptModel; asked: () => number } {
+  const qwen3 = LocalModel.load(resolveModelFiles({}));
+  let asked = 0;
+  return {
+    model: { count: (input) => (asked++, qwen3.count(input)) },
+    asked: () => asked,
+  };
+}
+
+function spiedCounter(options: { workers: number; thresholdBytes: number }): { counter: InProcessCounter; asked: () => number } {
+  const { model, asked } = mainThreadModel();
+  const counter = new InProcessCounter({ source: 'local', exact: true, model, spec: { kind: 'local', files: resolveModelFiles({}) }, log: undefined, ...options });
+  return { counter, asked };
+}
+
+t.test('a large conversation is counted in a worker while the event loop keeps turning; inline holds the loop', async (t) => {
+  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 0 });
+  t.teardown(() => counter.close());
+  await counter.warmUp();
   const large = big(400);
-  await pooled.count(large); // warm: JIT
-  await inline.count(large);
 
-  // Pool first, so that no garbage of the inline count is collected while the pool is measured.
-  let last = performance.now();
-  let maxGap = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxGap = Math.max(maxGap, now - last);
-    last = now;
-  }, 1);
-  const poolBusy = busyMs(() => pooled.count(large));
-  const { ms: poolLoopMs, result: count } = await poolBusy;
-  clearInterval(timer);
-  const { ms: inlineLoopMs, result: expected } = await busyMs(() => inline.count(large));
+  const inPool = await loopTurnsWhile(counter.count(large));
+  t.equal(asked(), 0, "the main thread's model was not asked: a worker counted");
+  t.ok(inPool.turns > 0, `the event loop kept turning while the worker counted (${inPool.turns} turns)`);
 
-  t.equal(count, expected);
-  t.comment(`400 KB: the event loop was busy ${inlineLoopMs.toFixed(0)} ms counting inline, ${poolLoopMs.toFixed(1)} ms with the pool (longest gap between 1 ms timer ticks: ${maxGap.toFixed(1)} ms)`);
-  t.ok(inlineLoopMs > 40, `inline counting holds the loop (${inlineLoopMs.toFixed(0)} ms)`);
-  t.ok(poolLoopMs < inlineLoopMs / 4, `the pool leaves it free: ${poolLoopMs.toFixed(1)} ms busy < ${(inlineLoopMs / 4).toFixed(0)} ms`);
+  const inlined = await loopTurnsWhile(inline.count(large));
+  t.equal(inlined.turns, 0, 'inline: the count held the loop until it was done');
+  t.equal(inPool.count, inlined.count);
 });
 
-/** How long the event loop was busy (not waiting for I/O or timers) while `work` ran: its ELU active time. */
-async function busyMs<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const before = performance.eventLoopUtilization();
-  const result = await work();
-  return { ms: performance.eventLoopUtilization(before).active, result };
-}
+t.test('regression: the first large count_tokens after start is counted on the main thread (100,000 messages stalled the loop 3.9 s)', async (t) => {
+  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
+  t.teardown(() => counter.close());
+  // No warmUp(): the workers start with this first large conversation, which waits for them.
+  const first = await loopTurnsWhile(counter.count(big(60)));
+  t.equal(asked(), 0, "the main thread's model was not asked: a worker counted");
+  t.ok(first.turns > 0, `the event loop kept turning while the workers started and counted (${first.turns} turns)`);
+  t.equal(first.count, await inline.count(big(60)));
+});
 
-/** Whether count() answered without leaving the thread: an inline count settles within two microtask turns. */
-async function answeredInline(counting: Promise<number>): Promise<boolean> {
-  let settled = false;
-  const done = counting.then(() => (settled = true));
-  await Promise.resolve();
-  await Promise.resolve();
-  const inlineAnswer = settled;
-  await done;
-  return inlineAnswer;
-}
-
-t.test('the workers start with the first large conversation, which is counted inline meanwhile', async (t) => {
+t.test('large conversations go to the workers, small ones are counted inline; close() ends the workers', async (t) => {
   const counter = await createTokenCounter(tokenizerConfig({ workers: 1, worker_threshold_bytes: 50_000 }), context);
   t.teardown(() => counter.close());
-  t.ok(await answeredInline(counter.count(big(60))), 'first large conversation: inline, and the workers start');
-  await counter.warmUp?.();
-  t.notOk(await answeredInline(counter.count(big(60))), 'once they have loaded: in a worker');
-  t.ok(await answeredInline(counter.count(REQUESTS['multi-turn']!)), 'below the threshold: inline');
+  t.ok((await loopTurnsWhile(counter.count(big(60)))).turns > 0, 'above the threshold: in a worker');
+  t.equal((await loopTurnsWhile(counter.count(REQUESTS['multi-turn']!))).turns, 0, 'below the threshold: inline');
 
   // close() ends the workers: the running and the queued count reject, and so do later large ones.
   const running = t.rejects(counter.count(big(300)), /pool is closed/);
@@ -100,10 +115,18 @@ t.test('the workers start with the first large conversation, which is counted in
   t.ok(await counter.count(REQUESTS['multi-turn']!), 'small conversations are still counted inline');
 });
 
+t.test('a large conversation waiting for the workers to load when the counter closes is refused, not counted inline', async (t) => {
+  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
+  const waiting = counter.count(big(60));
+  await counter.close();
+  await t.rejects(waiting, /pool is closed/);
+  t.equal(asked(), 0);
+});
+
 t.test('with workers: 0 every conversation is counted inline', async (t) => {
-  t.ok(await answeredInline(inline.count(big(60))));
+  t.equal((await loopTurnsWhile(inline.count(big(60)))).turns, 0);
   await inline.warmUp?.();
-  t.ok(await answeredInline(inline.count(big(60))));
+  t.equal((await loopTurnsWhile(inline.count(big(60)))).turns, 0);
 });
 
 t.test('workers that cannot load are reported, and large conversations are still counted inline', async (t) => {

@@ -375,19 +375,19 @@ t.test('a stream the upstream cuts before its first chunk: the error event and n
 // `cut:999` / `stall:999`: every chunk, the usage included, but never the [DONE].
 t.test('regression: a stream whose upstream broke after the whole answer (only [DONE] missing) ended in an error event, though it was billed in full', async (t) => {
   const ends: Record<DialectName, string> = { chat: 'message_stop', messages: 'message_stop', responses: 'response.completed' };
-  for (const fault of ['cut:999', 'stall:999']) {
-    for (const dialect of DIALECTS) {
-      await t.test(`${fault}, ${dialect}`, async (t) => {
-        const outcome = await send(t, dialect, true, fault);
-        const read = readStream(dialect, outcome.text);
-        t.equal(read.frames.at(-1)?.event, ends[dialect], 'the stream ends normally');
-        t.notOk(read.frames.some((frame) => frame.event === 'error'), 'no error event');
-        t.equal(read.deltas.length, OUTPUT_TOKENS - 1, 'the whole text (the end-of-turn token streams none)');
-        const row = await ledgerRow(served.store.db, outcome.id);
-        t.match(row, { state: 'settled', status: 200, output_tokens: OUTPUT_TOKENS }, 'billed from the usage the upstream sent');
-        t.ok(row && Number(row.cost_micros) === costOf(row));
-      });
-    }
+  // The fix is below the dialects: the stall (a second of idle timeout each) is checked in one.
+  const cases = [...DIALECTS.map((dialect) => ({ fault: 'cut:999', dialect })), { fault: 'stall:999', dialect: 'chat' as DialectName }];
+  for (const { fault, dialect } of cases) {
+    await t.test(`${fault}, ${dialect}`, async (t) => {
+      const outcome = await send(t, dialect, true, fault);
+      const read = readStream(dialect, outcome.text);
+      t.equal(read.frames.at(-1)?.event, ends[dialect], 'the stream ends normally');
+      t.notOk(read.frames.some((frame) => frame.event === 'error'), 'no error event');
+      t.equal(read.deltas.length, OUTPUT_TOKENS - 1, 'the whole text (the end-of-turn token streams none)');
+      const row = await ledgerRow(served.store.db, outcome.id);
+      t.match(row, { state: 'settled', status: 200, output_tokens: OUTPUT_TOKENS }, 'billed from the usage the upstream sent');
+      t.ok(row && Number(row.cost_micros) === costOf(row));
+    });
   }
 });
 

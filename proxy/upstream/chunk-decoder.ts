@@ -30,6 +30,11 @@ export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
     if (!this.#finished) throw new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream before the response was complete.');
   }
 
+  /** The answer is whole once a finish_reason (or [DONE]) arrived; a connection lost after it loses at most the usage. */
+  complete(): boolean {
+    return this.#finished;
+  }
+
   #onMessage(message: EventSourceMessage): void {
     if (message.data === '[DONE]') {
       this.#finished = true;

@@ -10,6 +10,8 @@ const EARLY_LIMIT = 16;
 export interface BodyDecoder<T> {
   push(chunk: Buffer, emit: (item: T) => void): void;
   end(emit: (item: T) => void): void;
+  /** True once the items so far make a whole answer, so that a connection lost after them loses no output. */
+  complete?(): boolean;
 }
 
 /**
@@ -73,7 +75,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#rejectStarted(error);
     if (!this.#done) this.#settled();
     this.#done = true;
-    this.#reader?.fail(streamReadError(error));
+    if (this.#reader !== null) this.#broken(this.#reader, error);
   }
 
   abort(reason: Error): void {
@@ -94,13 +96,14 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
       end: () => decoder.end(emit),
       fail: (error) => queue.fail(error),
       finish: () => queue.end(),
+      complete: () => decoder.complete?.() ?? false,
     };
     this.#reader = reader;
     const early = this.#early;
     this.#early = [];
     for (const chunk of early) if (!this.#decode(reader.push, chunk)) return queue;
     if (this.#controller?.paused && !queue.paused) this.#controller.resume();
-    if (this.#error !== null) queue.fail(streamReadError(this.#error));
+    if (this.#error !== null) this.#broken(reader, this.#error);
     else if (this.#done && this.#decode(reader.end)) queue.end();
     return queue;
   }
@@ -114,6 +117,12 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     };
     for await (const text of this.read(decoder)) return text;
     return '';
+  }
+
+  /** The connection failed under a reader: an error for it, unless it already has the whole answer (only the usage or [DONE] lost). */
+  #broken(reader: Reader, error: Error): void {
+    if (reader.complete()) reader.finish();
+    else reader.fail(streamReadError(error));
   }
 
   /** Runs a decoder step; a decoding error fails the reader and aborts the request. */
@@ -135,4 +144,5 @@ interface Reader {
   end(): void;
   fail(error: unknown): void;
   finish(): void;
+  complete(): boolean;
 }

@@ -189,7 +189,8 @@ t.test('an upstream error before any output settles at zero cost, with the error
 });
 
 t.test('a stream the upstream cuts after some output is billed for what was produced', async (t) => {
-  const response = await post(PATHS.chat, requestBody('chat', true), { 'x-sim-fault': 'cut:5' });
+  // A 24-token answer (the echo prompt's is 3 tokens: cut:5 would come after its usage chunk).
+  const response = await post(PATHS.chat, requestBody('chat', true, 'Tell me about faults.'), { 'x-sim-fault': 'cut:5' });
   const text = await response.text();
   t.match(text, /error/);
   const row = await ledgerRow(store.db, response.headers.get('x-request-id')!);

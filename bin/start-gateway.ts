@@ -76,7 +76,6 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     upstreamUrls: urls,
     ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
     servedModel: config.model.upstream_name,
-    modelId: config.model.id,
     baseDir: loaded.baseDir,
     log,
   });

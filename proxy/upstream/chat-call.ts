@@ -46,7 +46,8 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
       if (error.code === 'GW_ERR_UPSTREAM_OVERLOADED') writeRetryAfter(exchange, upstreamRetryAfter(response) ?? 1);
       throw error;
     }
-    const usage = new UsageCheck(request, options.maxContextTokens, exchange.log);
+    // The request's child logger is made on first use: only a request whose usage is out of bounds needs it.
+    const usage = new UsageCheck(request, options.maxContextTokens, { warn: (fields, message) => exchange.log.warn(fields, message) });
     return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk))) : completionEvents(response, usage);
   };
 }

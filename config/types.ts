@@ -1,6 +1,7 @@
 // The shape of the config file; schemas/config.schema.json is the authority that checks it.
 import type { JsonObject } from '../proxy/canonical.js';
 import type { WireProfile } from '../proxy/dialect.js';
+import type { UpstreamFlavor } from '../proxy/upstream/request-fields.js';
 
 export interface PluginEntry {
   name?: string;
@@ -23,7 +24,13 @@ export interface GatewayConfig {
     urls: string[];
     api_key?: string;
     api_key_env?: string;
+    /** The server's kind: which request fields it gets. */
+    flavor: UpstreamFlavor;
+    /** Request fields passed on beyond the flavor's, by the operator's choice. */
+    extra_fields: string[];
     connections: number;
+    /** Longest wait for a free connection before 503 upstream_overloaded. */
+    queue_timeout_ms: number;
     connect_timeout_ms: number;
     first_byte_timeout_ms: number;
     idle_timeout_ms: number;

@@ -61,7 +61,7 @@ export function completionBody(gen: Generation, meta: ResponseMeta): ChatComplet
     ],
     service_tier: null,
     system_fingerprint: null,
-    usage: usage(meta.promptTokens, gen.ids.length, meta.cachedTokens),
+    usage: usage(meta.promptTokens, gen.ids.length, meta.cachedTokens, meta.usageOverride),
     prompt_logprobs: null,
     kv_transfer_params: null,
   };

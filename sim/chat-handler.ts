@@ -55,6 +55,7 @@ export async function handleChat(
     promptTokens: prompt.ids.length,
     cachedTokens,
   };
+  if (knobs.usage !== undefined) meta.usageOverride = knobs.usage;
   const complete = request.stream
     ? await writeStream(
         res,

@@ -47,7 +47,7 @@ export function streamChunks(gen: Generation, meta: ResponseMeta, options: Strea
   const sse = (body: ChunkBody | string): string => `data: ${typeof body === 'string' ? body : JSON.stringify(body)}\n\n`;
   const chunk = (choices: StreamChoice[], completionTokens: number): ChunkBody => {
     const body: ChunkBody = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices };
-    if (options.continuousUsage) body.usage = usage(meta.promptTokens, completionTokens);
+    if (options.continuousUsage) body.usage = usage(meta.promptTokens, completionTokens, undefined, meta.usageOverride);
     return body;
   };
   const out: StreamChunk[] = [];
@@ -68,7 +68,7 @@ export function streamChunks(gen: Generation, meta: ResponseMeta, options: Strea
   });
   if (options.includeUsage) {
     const final: ChunkBody = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [] };
-    final.usage = usage(meta.promptTokens, gen.ids.length, meta.cachedTokens);
+    final.usage = usage(meta.promptTokens, gen.ids.length, meta.cachedTokens, meta.usageOverride);
     out.push({ data: sse(final), delayMs: 0 });
   }
   out.push({ data: sse('[DONE]'), delayMs: 0 });

@@ -7,13 +7,23 @@ export interface Usage {
   prompt_tokens_details?: { cached_tokens: number };
 }
 
-export function usage(promptTokens: number, completionTokens: number, cachedTokens?: number): Usage {
+/** Figures that replace the counted ones in every usage of a request (`x-sim-usage`): a misbehaving server. */
+export interface UsageOverride {
+  prompt?: number;
+  completion?: number;
+  cached?: number;
+}
+
+export function usage(promptTokens: number, completionTokens: number, cachedTokens?: number, override?: UsageOverride): Usage {
+  const prompt = override?.prompt ?? promptTokens;
+  const completion = override?.completion ?? completionTokens;
   const out: Usage = {
-    prompt_tokens: promptTokens,
-    total_tokens: promptTokens + completionTokens,
-    completion_tokens: completionTokens,
+    prompt_tokens: prompt,
+    total_tokens: prompt + completion,
+    completion_tokens: completion,
   };
-  if (cachedTokens !== undefined) out.prompt_tokens_details = { cached_tokens: cachedTokens };
+  const cached = cachedTokens === undefined ? undefined : override?.cached ?? cachedTokens;
+  if (cached !== undefined) out.prompt_tokens_details = { cached_tokens: cached };
   return out;
 }
 
@@ -25,4 +35,6 @@ export interface ResponseMeta {
   model: string;
   promptTokens: number;
   cachedTokens: number;
+  /** `x-sim-usage`, when the request set it. */
+  usageOverride?: UsageOverride;
 }

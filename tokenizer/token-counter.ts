@@ -47,8 +47,6 @@ export interface TokenCounterContext {
   upstreamApiKey?: string;
   /** The name the upstream serves the model under. */
   servedModel: string;
-  /** The public model id, shown instead of the served name in upstream error messages. */
-  modelId?: string;
   /** What tokenizer.local paths are relative to (the config file's folder); the working directory if absent. */
   baseDir?: string;
   log?: TokenCounterLog;
@@ -62,7 +60,7 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
         flavor: config.upstream.flavor,
         apiKey: context.upstreamApiKey,
         servedModel: context.servedModel,
-        modelId: context.modelId ?? 'the model',
+        ...(context.log !== undefined ? { log: context.log } : {}),
         addSpecial: config.upstream.add_special,
         timeoutMs: config.upstream.timeout_ms,
       });

@@ -8,8 +8,9 @@
 import { Pool } from 'undici';
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
+import { rejectionMessage } from '../proxy/upstream/upstream-rejection.js';
 import { promptInput, type PromptInput } from './prompt-input.js';
-import type { TokenCounter } from './token-counter.js';
+import type { TokenCounter, TokenCounterLog } from './token-counter.js';
 
 export type UpstreamFlavor = 'vllm' | 'llama-server';
 
@@ -19,8 +20,8 @@ export interface UpstreamCounterOptions {
   flavor: UpstreamFlavor;
   apiKey: string | undefined;
   servedModel: string;
-  /** The public model id, put in place of the served name in upstream messages. */
-  modelId: string;
+  /** Where the upstream's own error text goes (never to the client). */
+  log?: TokenCounterLog;
   /** llama-server: tokenize with the model's BOS (its chat endpoint does). */
   addSpecial: boolean;
   timeoutMs: number;
@@ -85,10 +86,9 @@ export class UpstreamCounter implements TokenCounter {
   }
 
   #statusError(status: number, text: string, path: string): GatewayError {
-    const detail = upstreamMessage(text).split(this.#options.servedModel).join(this.#options.modelId);
-    if (status === 400 || status === 413 || status === 422) {
-      return new GatewayError('GW_ERR_UPSTREAM_REJECTED', detail || `The model server's ${path} rejected the request.`);
-    }
+    // The server's own text goes to the log only: it may carry tracebacks, addresses and paths.
+    this.#options.log?.warn({ upstreamStatus: status, upstreamError: text.slice(0, 1000), path }, 'counting tokens: the model server answered with an error');
+    if (status === 400 || status === 413 || status === 422) return new GatewayError('GW_ERR_UPSTREAM_REJECTED', rejectionMessage(status, text));
     if (status === 429 || status === 503) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'The model server is overloaded; try again shortly.');
     if (status === 504) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', `The model server's ${path} timed out.`);
     const hint = status === 404 || status === 405 ? ` (has it a ${path} endpoint? check tokenizer.upstream.flavor, or use tokenizer.source local)` : '';
@@ -126,18 +126,4 @@ function requestError(error: unknown, path: string, signal: AbortSignal | undefi
   }
   if (CONNECTION_FAILURES.has(code)) return new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', `Counting tokens failed: the model server's ${path} cannot be reached.`);
   return new GatewayError('GW_ERR_UPSTREAM_FAILED', `Counting tokens failed: the request to the model server's ${path} failed.`);
-}
-
-/** The message of an OpenAI-style (`{error:{message}}`), vLLM-style or FastAPI (`{detail}`) error body. */
-function upstreamMessage(text: string): string {
-  try {
-    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
-    if (typeof parsed.error === 'object' && parsed.error !== null && typeof (parsed.error as { message?: unknown }).message === 'string') {
-      return (parsed.error as { message: string }).message;
-    }
-    for (const value of [parsed.message, parsed.error, parsed.detail]) if (typeof value === 'string') return value;
-  } catch {
-    // not JSON: the text itself
-  }
-  return text.slice(0, 500);
 }

@@ -4,41 +4,69 @@ import { GatewayError } from '../errors.js';
 import { refuseUnhandledSearch } from '../unhandled-search.js';
 import type { Exchange } from '../exchange.js';
 import type { UpstreamPool } from './pool.js';
+import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
 import { upstreamStatusError } from './upstream-errors.js';
 import { ChunkDecoder } from './chunk-decoder.js';
 import { completionAsChunk } from './completion-chunk.js';
+import { UsageCheck } from './usage-check.js';
 
 export interface ChatCallOptions {
-  /** The public model id clients use. */
-  modelId: string;
   /** The name the upstream serves the model under; the client never sees it. */
   servedModel: string;
+  /** The request fields the upstream gets (its flavor's, plus the operator's extras). */
+  fields: UpstreamFields;
+  /** The model's context window: the ceiling of the usage the upstream may report. */
+  maxContextTokens: number;
   /** Client headers passed on to the upstream (lower case); everything else stays here. */
   forwardHeaders: string[];
   maxEventBytes: number;
+  /** `retry-after` of a 503 when every upstream connection stayed busy (the upstream's own, when it says). */
+  retryAfterSeconds: number;
 }
 
 /** The end of the chain: sends the canonical request to the upstream and yields its answer as canonical events. */
 export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Handler {
-  const hideName = (text: string): string => text.split(options.servedModel).join(options.modelId);
   return async (exchange: Exchange) => {
     const request = exchange.request;
     if (request === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'The request was not decoded.');
     refuseUnhandledSearch(request);
-    const response = await pool.post('/chat/completions', upstreamBody(request, options.servedModel), {
-      signal: exchange.signal,
-      headers: forwardedHeaders(exchange, options.forwardHeaders),
-    });
-    if (response.statusCode !== 200) throw await upstreamStatusError(response, hideName);
-    return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes)) : completionEvents(response);
+    let response: UpstreamResponse;
+    try {
+      response = await pool.post('/chat/completions', upstreamBody(request, options), {
+        signal: exchange.signal,
+        headers: forwardedHeaders(exchange, options.forwardHeaders),
+      });
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'GW_ERR_UPSTREAM_OVERLOADED') writeRetryAfter(exchange, options.retryAfterSeconds);
+      throw error;
+    }
+    if (response.statusCode !== 200) {
+      const error = await upstreamStatusError(response, exchange.log);
+      if (error.code === 'GW_ERR_UPSTREAM_OVERLOADED') writeRetryAfter(exchange, upstreamRetryAfter(response) ?? 1);
+      throw error;
+    }
+    // The request's child logger is made on first use: only a request whose usage is out of bounds needs it.
+    const usage = new UsageCheck(request, options.maxContextTokens, { warn: (fields, message) => exchange.log.warn(fields, message) });
+    return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk))) : completionEvents(response, usage);
   };
 }
 
-/** The request as the upstream gets it: its own model name, and usage always asked for on streams (metering needs it). */
-function upstreamBody(request: ChatRequest, servedModel: string): string {
-  if (request.stream !== true) return JSON.stringify({ ...request, model: servedModel, stream_options: undefined });
-  return JSON.stringify({ ...request, model: servedModel, stream_options: { ...request.stream_options, include_usage: true } });
+const USAGE_ONLY = { include_usage: true } as const;
+const RUNNING_USAGE = { include_usage: true, continuous_usage_stats: true } as const;
+
+/**
+ * The request as the upstream gets it: the allowed fields only, its own model name, and usage always
+ * asked for on streams (metering needs it; the running usage where the dialect asked and the server has it).
+ */
+function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
+  const body: Record<string, unknown> = { model: options.servedModel };
+  const passed = options.fields.passed;
+  for (const field of Object.keys(request)) if (passed.has(field)) body[field] = request[field];
+  if (request.stream === true) {
+    body.stream_options = options.fields.continuousUsage && request.stream_options?.continuous_usage_stats === true ? RUNNING_USAGE : USAGE_ONLY;
+  }
+  return JSON.stringify(body);
 }
 
 function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, string> {
@@ -50,7 +78,21 @@ function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, s
   return headers;
 }
 
-async function* completionEvents(response: UpstreamResponse): AsyncGenerator<CanonicalEvent> {
+/** An overloaded upstream's own `retry-after`, when it is whole seconds from 1 to 600. */
+function upstreamRetryAfter(response: UpstreamResponse): number | undefined {
+  const value = response.headers['retry-after'];
+  if (typeof value !== 'string' || !/^\d{1,3}$/.test(value.trim())) return undefined;
+  const seconds = Number(value);
+  return seconds >= 1 && seconds <= 600 ? seconds : undefined;
+}
+
+/** `retry-after` in seconds, and `retry-after-ms` (what the SDKs read first), as the rate limiter writes them. */
+function writeRetryAfter(exchange: Exchange, seconds: number): void {
+  exchange.responseHeaders['retry-after'] = String(seconds);
+  exchange.responseHeaders['retry-after-ms'] = String(seconds * 1000);
+}
+
+async function* completionEvents(response: UpstreamResponse, usage: UsageCheck): AsyncGenerator<CanonicalEvent> {
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -62,5 +104,12 @@ async function* completionEvents(response: UpstreamResponse): AsyncGenerator<Can
   if (typeof parsed !== 'object' || parsed === null || !Array.isArray(completion.choices)) {
     throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a completion without choices.');
   }
-  yield { type: 'chunk', chunk: completionAsChunk(completion) };
+  if (!completion.choices.every(hasMessage)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a message.');
+  const chunk = completionAsChunk(completion);
+  usage.see(chunk);
+  yield { type: 'chunk', chunk };
+}
+
+function hasMessage(choice: unknown): boolean {
+  return typeof choice === 'object' && choice !== null && typeof (choice as { message?: unknown }).message === 'object' && (choice as { message?: unknown }).message !== null;
 }

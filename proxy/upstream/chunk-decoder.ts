@@ -3,14 +3,19 @@ import { GatewayError } from '../errors.js';
 import { SseReader, SseTooLargeError, type EventSourceMessage } from '../sse.js';
 import type { BodyDecoder } from './upstream-response.js';
 
-/** An upstream chat-completions SSE stream → canonical chunk events, decoded as the bytes arrive. */
+/**
+ * An upstream chat-completions SSE stream → canonical chunk events, decoded as the bytes arrive. `check`
+ * sees (and may correct) each chunk before it goes on: the usage check.
+ */
 export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
   readonly #reader: SseReader;
+  readonly #check: (chunk: ChatChunk) => void;
   #emit: (event: CanonicalEvent) => void = () => {};
   #finished = false;
 
-  constructor(maxEventBytes: number) {
+  constructor(maxEventBytes: number, check: (chunk: ChatChunk) => void) {
     this.#reader = new SseReader((message) => this.#onMessage(message), maxEventBytes);
+    this.#check = check;
   }
 
   push(chunk: Buffer, emit: (event: CanonicalEvent) => void): void {
@@ -42,6 +47,7 @@ export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
     }
     const chunk = parseChunk(message.data);
     if (!this.#finished && chunk.choices.some((choice) => choice.finish_reason)) this.#finished = true;
+    this.#check(chunk);
     this.#emit({ type: 'chunk', chunk });
   }
 }
@@ -57,5 +63,10 @@ function parseChunk(data: string): ChatChunk {
   const record = parsed as { choices?: unknown; error?: unknown; object?: unknown };
   if (record.error !== undefined || record.object === 'error') throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The model server reported an error in the middle of the response.');
   if (!Array.isArray(record.choices)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a chunk without choices.');
+  if (!record.choices.every(hasDelta)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a delta.');
   return parsed as ChatChunk;
+}
+
+function hasDelta(choice: unknown): boolean {
+  return typeof choice === 'object' && choice !== null && typeof (choice as { delta?: unknown }).delta === 'object' && (choice as { delta?: unknown }).delta !== null;
 }

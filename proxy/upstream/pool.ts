@@ -15,6 +15,8 @@ export interface UpstreamPoolOptions {
   retryBaseMs: number;
   retryMaxMs: number;
   unhealthyMs: number;
+  /** Longest wait for a free connection of a replica; then 503 upstream_overloaded. */
+  queueTimeoutMs: number;
 }
 
 /** Errors that mean the request never reached a working server, so trying again is safe. */
@@ -22,8 +24,9 @@ const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHO
 
 /**
  * The upstream replicas: least-outstanding-requests balancing, passive health (a replica that fails
- * a connection or answers 502/503/504 is taken out for a while), and retries of connection failures
- * with exponential backoff and full jitter, before the first byte only.
+ * a connection or answers 502/503/504 is taken out for a while), retries of connection failures
+ * with exponential backoff and full jitter, before the first byte only, and a bounded wait for a
+ * connection when every one of a replica's is busy.
  */
 export class UpstreamPool {
   readonly replicas: Replica[];
@@ -61,10 +64,12 @@ export class UpstreamPool {
         },
         response,
       );
+      // Most requests get a connection inside dispatch(); only a queued one needs a timer.
+      const queueTimer = response.queued ? this.#bound(response) : undefined;
       try {
         await response.started;
       } catch (error) {
-        if (init.signal.aborted) throw error;
+        if (init.signal.aborted || error instanceof GatewayError) throw error;
         const code = errorCode(error);
         if (code === 'UND_ERR_HEADERS_TIMEOUT') {
           replica.markFailure(Date.now());
@@ -77,6 +82,8 @@ export class UpstreamPool {
         }
         await sleep(this.#backoff(attempt), undefined, { signal: init.signal });
         continue;
+      } finally {
+        clearTimeout(queueTimer);
       }
       if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504) replica.markFailure(Date.now());
       else replica.markSuccess();
@@ -100,6 +107,13 @@ export class UpstreamPool {
     }
     if (best !== undefined) return best;
     return this.replicas.reduce((soonest, replica) => (replica.downUntil < soonest.downUntil ? replica : soonest));
+  }
+
+  /** Abandons the request if it is still waiting for a connection after `queueTimeoutMs`. */
+  #bound(response: UpstreamResponse): NodeJS.Timeout {
+    return setTimeout(() => {
+      if (response.queued) response.abort(new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'Every connection to the model server is busy; try again shortly.'));
+    }, this.#options.queueTimeoutMs);
   }
 
   #backoff(attempt: number): number {

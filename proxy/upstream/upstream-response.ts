@@ -19,6 +19,8 @@ export interface BodyDecoder<T> {
  * `started` settles when the status and headers arrive. The body is read once, through a decoder that
  * runs inside the socket's data callback, so a streamed answer costs one promise per decoded item; the
  * reader's pace pauses and resumes the socket, and a reader that stops early aborts the request.
+ * Until undici gives the request a connection (`onRequestStart`) it is queued: aborting it then rejects
+ * `started` at once, and the request is dropped the moment it would have been sent (undici's own way).
  */
 export class UpstreamResponse implements Dispatcher.DispatchHandler {
   statusCode = 0;
@@ -32,6 +34,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   #reader: Reader | null = null;
   #done = false;
   #error: Error | null = null;
+  /** Set when the request was aborted while it still waited for a connection. */
+  #abandoned: Error | null = null;
   readonly #settled: () => void;
 
   /** `settled` runs once, when the response ends or fails. */
@@ -43,8 +47,14 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     });
   }
 
+  /** Dispatched, and still waiting for a connection of the pool. */
+  get queued(): boolean {
+    return this.#controller === null && !this.#done;
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
+    if (this.#abandoned !== null) controller.abort(this.#abandoned);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -79,7 +89,13 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   }
 
   abort(reason: Error): void {
-    if (!this.#done) this.#controller?.abort(reason);
+    if (this.#done) return;
+    if (this.#controller !== null) {
+      this.#controller.abort(reason);
+      return;
+    }
+    this.#abandoned ??= reason;
+    this.#rejectStarted(reason);
   }
 
   /** Reads the body through `decoder`; call once. */

@@ -8,7 +8,8 @@ const tagPlugin = join(process.cwd(), 'test/fixtures/tag-plugin.mjs');
 let stack: Stack;
 t.before(async () => {
   stack = await startStack({
-    yaml: `upstream:\n  api_key: upstream-secret\n  forward_headers: [x-sim-itl-ms, x-sim-output-tokens]\nplugins:\n  - path: ${tagPlugin}\n    options: { tag: one }\n  - path: ${tagPlugin}\n    options: { tag: two }\n`,
+    // The tag plugin adds `metadata_tags` to the request; the operator lets it reach the upstream.
+    yaml: `upstream:\n  api_key: upstream-secret\n  forward_headers: [x-sim-itl-ms, x-sim-output-tokens]\n  extra_fields: [metadata_tags]\nplugins:\n  - path: ${tagPlugin}\n    options: { tag: one }\n  - path: ${tagPlugin}\n    options: { tag: two }\n`,
     sim: { apiKey: 'upstream-secret', maxModelLen: 1_000_000 },
   });
 });

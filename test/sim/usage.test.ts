@@ -81,3 +81,14 @@ t.test('cached_tokens counts the leading 16-token blocks of a repeated prefix', 
   });
   t.ok(followUp.usage.prompt_tokens_details.cached_tokens >= Math.floor((p - 1) / 16) * 16, 'the next turn reuses the previous prompt');
 });
+
+t.test('x-sim-usage replaces the reported figures, as a misbehaving server would send them', async (t) => {
+  const sim = await simFor(t);
+  const messages = [{ role: 'user', content: 'echo: hi' }];
+  const body = await complete(sim, { messages }, { 'x-sim-usage': 'prompt=1e18,completion=-5,cached=2.5' });
+  t.same(body.usage, { prompt_tokens: 1e18, total_tokens: 1e18 - 5, completion_tokens: -5, prompt_tokens_details: { cached_tokens: 2.5 } });
+  const { chunks } = await streamChat(sim, { messages, stream_options: { include_usage: true, continuous_usage_stats: true } }, { 'x-sim-usage': 'completion=0.5' });
+  t.ok(chunks.every((chunk) => chunk.usage?.completion_tokens === 0.5), 'every usage of the request, the running one included');
+  const bad = await postJson(sim, '/v1/chat/completions', { model: 'Qwen/Qwen3-8B', messages }, { 'x-sim-usage': 'tokens=3' });
+  t.equal(bad.status, 400, 'a malformed value is a 400');
+});

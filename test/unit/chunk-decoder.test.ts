@@ -8,7 +8,7 @@ const chunk = (delta: object, finish: string | null = null): string =>
 
 function decode(parts: string[], max = 4096): { events: CanonicalEvent[]; error?: GatewayError } {
   const events: CanonicalEvent[] = [];
-  const decoder = new ChunkDecoder(max);
+  const decoder = new ChunkDecoder(max, () => {});
   const emit = (event: CanonicalEvent): void => void events.push(event);
   try {
     for (const part of parts) decoder.push(Buffer.from(part), emit);

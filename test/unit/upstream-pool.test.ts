@@ -8,7 +8,7 @@ import { startSim, type RunningSim } from '../../sim/server.js';
 const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hi' }], stream: true });
 
 function options(urls: string[], overrides: Partial<UpstreamPoolOptions> = {}): UpstreamPoolOptions {
-  return { urls, apiKey: undefined, connections: 8, connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, idleTimeoutMs: 5000, retries: 2, retryBaseMs: 5, retryMaxMs: 20, unhealthyMs: 60_000, ...overrides };
+  return { urls, apiKey: undefined, connections: 8, connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, idleTimeoutMs: 5000, retries: 2, retryBaseMs: 5, retryMaxMs: 20, unhealthyMs: 60_000, queueTimeoutMs: 10_000, ...overrides };
 }
 
 /** A loopback port with nothing listening on it. */
@@ -83,5 +83,26 @@ t.test('a base URL without a path gets /v1', async (t) => {
   const response = await pool.post('/chat/completions', body, { signal, headers: {} });
   t.equal(response.statusCode, 200);
   await response.text();
+  await pool.close();
+});
+
+t.test('a request that waits queueTimeoutMs for a connection is refused as overloaded, and never sent; a client that leaves while queued is let go at once', async (t) => {
+  const sim = await startSim({});
+  t.teardown(() => sim.close());
+  const pool = new UpstreamPool(options([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 20 }));
+  const holder = new AbortController();
+  const held = await pool.post('/chat/completions', body, { signal: holder.signal, headers: { 'x-sim-fault': 'stall:1' } });
+  t.equal(held.statusCode, 200, 'the one connection is taken by a stalled stream');
+  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), { code: 'GW_ERR_UPSTREAM_OVERLOADED', status: 503 });
+  const leaving = new AbortController();
+  const queued = pool.post('/chat/completions', body, { signal: leaving.signal, headers: {} });
+  leaving.abort();
+  await t.rejects(queued, 'the queued request ends when its client goes away');
+  t.equal(sim.stats().requests, 1, 'neither reached the upstream');
+  holder.abort();
+  const next = await pool.post('/chat/completions', body, { signal, headers: {} });
+  t.equal(next.statusCode, 200, 'a free connection serves the next one');
+  await next.text();
+  t.equal(sim.stats().requests, 2, 'the abandoned ones were dropped, not sent');
   await pool.close();
 });

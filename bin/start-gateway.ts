@@ -7,6 +7,7 @@ import { dataDirOf } from '../config/data-dir.js';
 import { loadPlugins } from '../config/plugins.js';
 import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
+import type { GatewayConfig } from '../config/types.js';
 import { builtinPlugins } from '../plugins/index.js';
 import { createChatDialect } from '../plugins/translate/chat/index.js';
 import { renderChatError } from '../plugins/translate/chat/errors.js';
@@ -20,6 +21,7 @@ import { createLogger } from '../proxy/log.js';
 import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
+import { DEFAULT_CONTEXT_TOKENS, reportedContextTokens } from '../proxy/upstream/model-context.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { upstreamFields } from '../proxy/upstream/request-fields.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
@@ -54,11 +56,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   if (urls.length === 0) {
     // Imported only here: the sim's tokenizer costs ~130 MB and 0.4 s that a gateway with a real upstream never pays.
     const { startSim } = await import('../sim/server.js');
-    sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, maxModelLen: config.model.max_context_tokens, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
+    sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
   }
   const upstreamApiKey = config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
+  const contextTokens = await modelContextTokens(config, urls[0]!, upstreamApiKey, log);
   const pool = new UpstreamPool({
     urls,
     apiKey: upstreamApiKey,
@@ -85,15 +88,15 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
     fields: upstreamFields(config.upstream.flavor, config.upstream.extra_fields),
-    maxContextTokens: config.model.max_context_tokens,
+    maxContextTokens: contextTokens,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
   });
   const dialects = {
-    chat: createChatDialect({ modelId: config.model.id, maxOutputTokens: config.model.max_context_tokens }),
-    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: Math.min(config.dialects.messages.max_tokens, config.model.max_context_tokens) }),
-    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools, maxOutputTokens: config.model.max_context_tokens }),
+    chat: createChatDialect({ modelId: config.model.id, maxOutputTokens: contextTokens }),
+    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: Math.min(config.dialects.messages.max_tokens, contextTokens) }),
+    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools, maxOutputTokens: contextTokens }),
   };
   const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
   const listener = createRequestListener({
@@ -135,4 +138,16 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log,
     close,
   };
+}
+
+/** The model's context: the config's, else the upstream's report, else the default (logged, so an operator knows which). */
+async function modelContextTokens(config: GatewayConfig, baseUrl: string, apiKey: string | undefined, log: Logger): Promise<number> {
+  if (config.model.max_context_tokens !== undefined) return config.model.max_context_tokens;
+  const reported = await reportedContextTokens({ baseUrl, flavor: config.upstream.flavor, servedModel: config.model.upstream_name, apiKey, timeoutMs: config.upstream.connect_timeout_ms });
+  if (reported !== undefined) {
+    log.info({ max_context_tokens: reported }, 'model context as the upstream reports it');
+    return reported;
+  }
+  log.warn({ max_context_tokens: DEFAULT_CONTEXT_TOKENS }, `the upstream does not report the model's context: using the default; set model.max_context_tokens`);
+  return DEFAULT_CONTEXT_TOKENS;
 }

@@ -17,8 +17,8 @@ export interface GatewayConfig {
     display_name: string;
     owned_by: string;
     created: number;
-    /** The model's context window in tokens: the ceiling of every token count a client may ask for or the upstream may report. */
-    max_context_tokens: number;
+    /** The model's context window in tokens: the ceiling of every token count a client may ask for or the upstream may report. Unset: the upstream's report, else 32768. */
+    max_context_tokens?: number;
   };
   upstream: {
     urls: string[];

@@ -77,3 +77,12 @@ t.test('after settled requests the balance is credits added minus settled costs 
   t.equal(audit!.openHoldsMicros, 0, 'no hold is left open');
   t.equal(audit!.discrepancyMicros, 0);
 });
+
+t.test('without model.max_context_tokens the token limit is the context the upstream reports', async (t) => {
+  const small = await startStack({ sim: { maxModelLen: 4096 } });
+  t.teardown(() => small.close());
+  const response = await fetch(`${small.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat('max_tokens', '4097') });
+  t.equal(response.status, 400);
+  t.match(await response.json(), { error: { param: 'max_tokens' } }, "the gateway's own 400, naming the field");
+  t.ok(small.logs.some((line) => line.includes('"max_context_tokens":4096')), 'the start says where the context came from');
+});

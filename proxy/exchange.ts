@@ -8,7 +8,7 @@ import type { Route } from './router.js';
  * Per-request variables that plugins share. A plugin that sets one declares it here by
  * declaration merging (`declare module '…/proxy/exchange.js' { interface ExchangeLocals { org: Org } }`).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty here on purpose: the plugins fill it by merging
 export interface ExchangeLocals {}
 
 /** One client request and everything the gateway learns about it on the way through. */

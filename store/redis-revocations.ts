@@ -49,7 +49,7 @@ export class RedisRevocationBus extends LocalRevocationBus {
     } catch (error) {
       bus.publisher.disconnect();
       bus.subscriber.disconnect();
-      throw new Error(`cannot reach Redis at ${options.url}: ${(cause ?? (error as Error)).message}`);
+      throw new Error(`cannot reach Redis at ${options.url}: ${(cause ?? (error as Error)).message}`, { cause: error });
     } finally {
       bus.publisher.off('error', remember);
     }

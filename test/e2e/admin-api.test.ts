@@ -23,14 +23,22 @@ t.teardown(async () => {
   await stack?.close();
 });
 
-interface Answer {
+// The admin API's answers, as far as the tests below read them field by field (t.match and t.same check the rest).
+interface ErrorBody { error: { code: string; field?: string } }
+interface OrgBody { id: string; name: string; members: Array<{ email: string; role: string }>; balance_micros: number; spent_micros: number }
+interface KeyRecord { id: string; revoked_at: string | null; last_used_at: string | null }
+interface NewKey { key: string; record: KeyRecord }
+interface UsageTotals { requests: number; input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; cost: string; cost_micros: number }
+interface UsageReport { from: string; to: string; daily: Array<UsageTotals & { date: string }>; totals: UsageTotals }
+
+interface Answer<Body> {
   status: number;
   headers: Headers;
-  /** The parsed JSON answer: every route has its own shape, and the tests read it field by field (t.match checks the shape). */
-  body: any;
+  /** The parsed JSON answer, in the shape the caller reads (an admin error unless it says otherwise). */
+  body: Body;
 }
 
-async function admin(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }): Promise<Answer> {
+async function admin<Body = ErrorBody>(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }): Promise<Answer<Body>> {
   const response = await fetch(adminUrl + path, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -48,7 +56,7 @@ const chat = (key: string): Promise<Response> =>
   });
 
 async function login(): Promise<{ cookie: string; csrf: string; setCookie: string }> {
-  const response = await admin('POST', '/admin/login', { token: TOKEN }, {});
+  const response = await admin<{ csrf_token: string }>('POST', '/admin/login', { token: TOKEN }, {});
   const setCookie = response.headers.getSetCookie()[0]!;
   return { cookie: setCookie.split(';')[0]!, csrf: response.body.csrf_token, setCookie };
 }
@@ -77,7 +85,8 @@ t.test('the admin listener is bound to 127.0.0.1 by default', async (t) => {
 });
 
 t.test('the admin API needs the admin token: 401 without it, with a wrong one, or with another scheme', async (t) => {
-  for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }]) {
+  const refused: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: `Bearer ${TOKEN}x` }, { authorization: `Basic ${TOKEN}` }];
+  for (const headers of refused) {
     const answer = await admin('GET', '/admin/v1/orgs', undefined, headers);
     t.equal(answer.status, 401, JSON.stringify(headers));
     t.equal(answer.body.error.code, 'unauthorized');
@@ -87,7 +96,7 @@ t.test('the admin API needs the admin token: 401 without it, with a wrong one, o
 });
 
 t.test('POST /orgs creates an organization with its members: 201 with balance, spend, tier and members', async (t) => {
-  const answer = await admin('POST', '/admin/v1/orgs', { name: 'acme', members: [{ email: 'Ada@Example.com', role: 'admin' }, { email: 'bob@example.com', role: 'member' }] });
+  const answer = await admin<OrgBody>('POST', '/admin/v1/orgs', { name: 'acme', members: [{ email: 'Ada@Example.com', role: 'admin' }, { email: 'bob@example.com', role: 'member' }] });
   t.equal(answer.status, 201);
   t.match(answer.body, {
     id: /^org_/,
@@ -104,16 +113,16 @@ t.test('POST /orgs creates an organization with its members: 201 with balance, s
 
 t.test('GET /orgs lists organizations with balance and spend as credits and micros, tier and creation time', async (t) => {
   await admin('POST', '/admin/v1/orgs', { name: 'listed' });
-  const answer = await admin('GET', '/admin/v1/orgs');
+  const answer = await admin<{ orgs: OrgBody[] }>('GET', '/admin/v1/orgs');
   t.equal(answer.status, 200);
   const listed = answer.body.orgs.find((org: { name: string }) => org.name === 'listed');
   t.match(listed, { id: /^org_/, balance: '0', balance_micros: 0, spent: '0', spent_micros: 0, tier: { name: 'Start' }, created_at: String });
 });
 
 t.test('GET /orgs/:org finds an organization by id or by URL-encoded name, with members and tier limits', async (t) => {
-  const created = (await admin('POST', '/admin/v1/orgs', { name: 'big co/eu' })).body;
-  const byName = await admin('GET', `/admin/v1/orgs/${encodeURIComponent('big co/eu')}`);
-  const byId = await admin('GET', `/admin/v1/orgs/${created.id}`);
+  const created = (await admin<OrgBody>('POST', '/admin/v1/orgs', { name: 'big co/eu' })).body;
+  const byName = await admin<OrgBody>('GET', `/admin/v1/orgs/${encodeURIComponent('big co/eu')}`);
+  const byId = await admin<OrgBody>('GET', `/admin/v1/orgs/${created.id}`);
   t.equal(byName.status, 200);
   t.same(byName.body, byId.body);
   t.match(byId.body, { name: 'big co/eu', members: [], tier: { name: 'Start', requests_per_minute: 1000 } });
@@ -121,12 +130,12 @@ t.test('GET /orgs/:org finds an organization by id or by URL-encoded name, with 
 
 t.test('members are added (or their role changed) and removed', async (t) => {
   await admin('POST', '/admin/v1/orgs', { name: 'crew' });
-  const added = await admin('POST', '/admin/v1/orgs/crew/members', { email: 'cy@example.com', role: 'member' });
+  const added = await admin<OrgBody>('POST', '/admin/v1/orgs/crew/members', { email: 'cy@example.com', role: 'member' });
   t.equal(added.status, 200);
   t.match(added.body.members, [{ email: 'cy@example.com', role: 'member' }]);
-  const promoted = await admin('POST', '/admin/v1/orgs/crew/members', { email: 'cy@example.com', role: 'admin' });
+  const promoted = await admin<OrgBody>('POST', '/admin/v1/orgs/crew/members', { email: 'cy@example.com', role: 'admin' });
   t.match(promoted.body.members, [{ email: 'cy@example.com', role: 'admin' }]);
-  const removed = await admin('DELETE', `/admin/v1/orgs/crew/members/${encodeURIComponent('cy@example.com')}`);
+  const removed = await admin<OrgBody>('DELETE', `/admin/v1/orgs/crew/members/${encodeURIComponent('cy@example.com')}`);
   t.equal(removed.status, 200);
   t.same(removed.body.members, []);
   t.equal((await admin('DELETE', '/admin/v1/orgs/crew/members/cy%40example.com')).body.error.code, 'member_not_found');
@@ -143,7 +152,7 @@ t.test('POST /orgs/:org/credits adds an amount given as a string or a number and
 
 t.test('a key created through the API works against the gateway, is listed by its last 4, and its revocation is 401 at once', async (t) => {
   await admin('POST', '/admin/v1/orgs', { name: 'keyholder' });
-  const created = await admin('POST', '/admin/v1/orgs/keyholder/keys', { name: 'laptop' });
+  const created = await admin<NewKey>('POST', '/admin/v1/orgs/keyholder/keys', { name: 'laptop' });
   t.equal(created.status, 201);
   const { key, record } = created.body;
   t.match(key, /^sk-svc-[A-Za-z0-9_-]{43}$/);
@@ -151,29 +160,29 @@ t.test('a key created through the API works against the gateway, is listed by it
 
   t.equal((await chat(key)).status, 200, 'the new key works (and is now in the auth cache for 5 s)');
 
-  const listed = await admin('GET', '/admin/v1/orgs/keyholder/keys');
+  const listed = await admin<{ keys: Array<KeyRecord & { last4: string }> }>('GET', '/admin/v1/orgs/keyholder/keys');
   t.equal(listed.status, 200);
   t.same(listed.body.keys.map((k: { id: string; last4: string }) => [k.id, k.last4]), [[record.id, key.slice(-4)]]);
   t.notOk(JSON.stringify(listed.body).includes(key), 'the list never holds the key itself');
-  t.match(listed.body.keys[0].last_used_at, String, 'last used is set by the call');
+  t.match(listed.body.keys[0]?.last_used_at, String, 'last used is set by the call');
 
-  const revoked = await admin('POST', `/admin/v1/keys/${record.id}/revoke`);
+  const revoked = await admin<KeyRecord>('POST', `/admin/v1/keys/${record.id}/revoke`);
   t.equal(revoked.status, 200);
   t.match(revoked.body, { id: record.id, status: 'revoked', revoked_at: String });
   // The auth cache would trust the key for 5 s; the revocation bus drops it now.
   t.equal((await chat(key)).status, 401, 'the very next request gets 401');
 
-  const again = await admin('POST', `/admin/v1/keys/${record.id}/revoke`);
+  const again = await admin<KeyRecord>('POST', `/admin/v1/keys/${record.id}/revoke`);
   t.equal(again.status, 200, 'revoking again is fine');
   t.equal(again.body.revoked_at, revoked.body.revoked_at, 'and keeps the first revocation time');
 });
 
 t.test('GET /orgs/:org/usage sums the ledger per UTC day over the last N days, with totals', async (t) => {
-  const org = (await admin('POST', '/admin/v1/orgs', { name: 'metered' })).body;
-  const other = (await admin('POST', '/admin/v1/orgs', { name: 'unmetered' })).body;
-  const keyOf = async (name: string): Promise<string> => (await admin('POST', `/admin/v1/orgs/${name}/keys`, { name: 'k' })).body.record.id;
+  const org = (await admin<OrgBody>('POST', '/admin/v1/orgs', { name: 'metered' })).body;
+  const other = (await admin<OrgBody>('POST', '/admin/v1/orgs', { name: 'unmetered' })).body;
+  const keyOf = async (name: string): Promise<string> => (await admin<NewKey>('POST', `/admin/v1/orgs/${name}/keys`, { name: 'k' })).body.record.id;
   const [keyId, otherKeyId] = [await keyOf('metered'), await keyOf('unmetered')];
-  const empty = await admin('GET', '/admin/v1/orgs/metered/usage');
+  const empty = await admin<UsageReport>('GET', '/admin/v1/orgs/metered/usage');
   t.equal(empty.status, 200);
   t.match(empty.body, { org_id: org.id, days: 30, daily: [], totals: { requests: 0, cost: '0', cost_micros: 0 } });
 
@@ -193,7 +202,7 @@ t.test('GET /orgs/:org/usage sums the ledger per UTC day over the last N days, w
   ]).execute();
   const date = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-  const answer = await admin('GET', '/admin/v1/orgs/metered/usage');
+  const answer = await admin<UsageReport>('GET', '/admin/v1/orgs/metered/usage');
   t.equal(answer.status, 200);
   t.equal(answer.body.to, date(now));
   t.equal(answer.body.from, date(now - 29 * day));
@@ -203,15 +212,15 @@ t.test('GET /orgs/:org/usage sums the ledger per UTC day over the last N days, w
   ]);
   t.same(answer.body.totals, { requests: 3, input_tokens: 22, output_tokens: 44, cache_read_tokens: 3, cache_write_tokens: 6, searches: 3, cost: '2.75', cost_micros: 2_750_000 });
 
-  const longer = await admin('GET', `/admin/v1/orgs/${org.id}/usage?days=41`);
+  const longer = await admin<UsageReport>('GET', `/admin/v1/orgs/${org.id}/usage?days=41`);
   t.equal(longer.body.daily.length, 3);
   t.equal(longer.body.totals.cost, '11.75');
-  t.equal((await admin('GET', '/admin/v1/orgs/metered/usage?days=1')).body.totals.requests, 2);
+  t.equal((await admin<UsageReport>('GET', '/admin/v1/orgs/metered/usage?days=1')).body.totals.requests, 2);
 });
 
 t.test('GET /orgs/:org/usage counts settled rows only: held (still running) and released (refunded) rows are left out', async (t) => {
-  const org = (await admin('POST', '/admin/v1/orgs', { name: 'holder' })).body;
-  const keyId = (await admin('POST', '/admin/v1/orgs/holder/keys', { name: 'k' })).body.record.id;
+  const org = (await admin<OrgBody>('POST', '/admin/v1/orgs', { name: 'holder' })).body;
+  const keyId = (await admin<NewKey>('POST', '/admin/v1/orgs/holder/keys', { name: 'k' })).body.record.id;
   const row = (id: string, state: 'held' | 'settled' | 'released', tokens: number, costMicros: number) => ({
     id, org_id: org.id, key_id: keyId, dialect: 'chat' as const, input_tokens: tokens, output_tokens: tokens, cache_read_tokens: 0,
     cache_write_tokens: 0, searches: 1, cost_micros: costMicros, status: 200, duration_ms: 10, created_at: Date.now(), state, hold_micros: 5_000_000,
@@ -221,7 +230,7 @@ t.test('GET /orgs/:org/usage counts settled rows only: held (still running) and 
     row('use_state_held', 'held', 0, 0),
     row('use_state_released', 'released', 500, 7_000_000),
   ]).execute();
-  const answer = await admin('GET', '/admin/v1/orgs/holder/usage?days=1');
+  const answer = await admin<UsageReport>('GET', '/admin/v1/orgs/holder/usage?days=1');
   t.equal(answer.status, 200);
   t.equal(answer.body.daily.length, 1);
   t.same(answer.body.totals, { requests: 1, input_tokens: 10, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, searches: 1, cost: '1', cost_micros: 1_000_000 });
@@ -234,19 +243,19 @@ t.test('a request through the gateway with auth and meter shows in GET /orgs/:or
     env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
   });
   t.teardown(() => metered.close());
-  const call = async (method: string, path: string, body?: unknown): Promise<any> => {
+  const call = async <Body>(method: string, path: string, body?: unknown): Promise<Body> => {
     const response = await fetch(metered.gateway.adminUrl + path, {
       method,
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     t.ok(response.ok, `${method} ${path}`);
-    return response.json();
+    return (await response.json()) as Body;
   };
-  await call('POST', '/admin/v1/orgs', { name: 'live' });
-  await call('POST', '/admin/v1/orgs/live/credits', { amount: '5' });
-  const { key } = await call('POST', '/admin/v1/orgs/live/keys', { name: 'k' });
-  t.match(await call('GET', '/admin/v1/orgs/live/usage'), { daily: [], totals: { requests: 0 } }, 'nothing before the request');
+  await call<OrgBody>('POST', '/admin/v1/orgs', { name: 'live' });
+  await call<OrgBody>('POST', '/admin/v1/orgs/live/credits', { amount: '5' });
+  const { key } = await call<NewKey>('POST', '/admin/v1/orgs/live/keys', { name: 'k' });
+  t.match(await call<UsageReport>('GET', '/admin/v1/orgs/live/usage'), { daily: [], totals: { requests: 0 } }, 'nothing before the request');
 
   const response = await fetch(`${metered.gateway.url}/v1/chat/completions`, {
     method: 'POST',
@@ -254,16 +263,16 @@ t.test('a request through the gateway with auth and meter shows in GET /orgs/:or
     body: JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hello there' }] }),
   });
   t.equal(response.status, 200);
-  const { usage } = await response.json();
+  const { usage } = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
 
-  const report = await call('GET', '/admin/v1/orgs/live/usage?days=1');
+  const report = await call<UsageReport>('GET', '/admin/v1/orgs/live/usage?days=1');
   const { totals } = report;
   t.equal(totals.requests, 1);
   t.equal(totals.input_tokens + totals.cache_read_tokens + totals.cache_write_tokens, usage.prompt_tokens, 'input tokens as the answer counted them');
   t.equal(totals.output_tokens, usage.completion_tokens, 'output tokens as the answer counted them');
   t.ok(totals.input_tokens > 0 && totals.output_tokens > 0);
   t.ok(totals.cost_micros > 0, 'a cost');
-  const org = await call('GET', '/admin/v1/orgs/live');
+  const org = await call<OrgBody>('GET', '/admin/v1/orgs/live');
   t.equal(5_000_000 - org.balance_micros, totals.cost_micros, 'the balance was debited by the reported cost');
   t.equal(org.spent_micros, totals.cost_micros, 'and the lifetime spend grew by it');
   t.same(report.daily, [{ date: report.to, ...totals }], 'one day: today');
@@ -299,7 +308,7 @@ t.test('bad input is 400 invalid_request naming the field', async (t) => {
     t.equal(answer.body.error.code, 'invalid_request');
     t.equal(answer.body.error.field, field, `${path} ${JSON.stringify(body)} names ${field}`);
   }
-  t.same((await admin('GET', '/admin/v1/orgs')).body.orgs.filter((org: { name: string }) => org.name === 'x'), [], 'nothing was created');
+  t.same((await admin<{ orgs: OrgBody[] }>('GET', '/admin/v1/orgs')).body.orgs.filter((org: { name: string }) => org.name === 'x'), [], 'nothing was created');
 });
 
 t.test('malformed JSON is 400 malformed_json and a body over 64 KiB is 413', async (t) => {
@@ -368,7 +377,7 @@ t.test('a wrong token at login is 401 and sets no cookie', async (t) => {
 t.test('a session cookie reads the API, and GET /admin/session returns the same CSRF token', async (t) => {
   const { cookie, csrf } = await login();
   t.equal((await admin('GET', '/admin/v1/orgs', undefined, { cookie })).status, 200);
-  t.same((await admin('GET', '/admin/session', undefined, { cookie })).body.csrf_token, csrf);
+  t.same((await admin<{ csrf_token: string }>('GET', '/admin/session', undefined, { cookie })).body.csrf_token, csrf);
   t.equal((await admin('GET', '/admin/session', undefined, { cookie: 'gw_admin_session=forged' })).status, 401);
 });
 

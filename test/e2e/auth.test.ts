@@ -61,7 +61,8 @@ t.test('regression: the message dialect\'s 401 said "invalid x-api-key" for a ke
 });
 
 t.test('both header forms work on every endpoint', async (t) => {
-  for (const headers of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]) {
+  const forms: Array<Record<string, string>> = [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }];
+  for (const headers of forms) {
     const form = Object.keys(headers)[0];
     t.equal((await call('/v1/chat/completions', hello, headers)).status, 200, `chat, ${form}`);
     t.equal((await call('/v1/messages', { ...hello, max_tokens: 10 }, headers)).status, 200, `messages, ${form}`);

@@ -7,6 +7,15 @@ import type { Store } from '../../store/store.js';
 import type { NewUsageRow } from '../../store/schema.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
+// The page's own globals, as the callbacks that page.evaluate runs in the browser use them. Declared here rather
+// than through the DOM lib, which would reach every test file (and turn fetch's `response.json()` into `any`).
+declare const document: {
+  documentElement: { outerHTML: string };
+  body: { innerText: string };
+  querySelectorAll(selectors: 'input, textarea'): Iterable<{ value: string }>;
+};
+declare const navigator: { clipboard: { readText(): Promise<string> } };
+
 const TOKEN = 'dashboard-token-for-tests-0123456789';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -62,7 +71,7 @@ async function textOf(page: Page, id: string): Promise<string> {
 /** Whether the key appears anywhere in the page: its markup, its text, or any field's value. */
 const pageHolds = (page: Page, key: string): Promise<boolean> =>
   page.evaluate(
-    (secret) => document.documentElement.outerHTML.includes(secret) || document.body.innerText.includes(secret) || [...document.querySelectorAll('input, textarea')].some((field) => (field as HTMLInputElement).value.includes(secret)),
+    (secret) => document.documentElement.outerHTML.includes(secret) || document.body.innerText.includes(secret) || [...document.querySelectorAll('input, textarea')].some((field) => field.value.includes(secret)),
     key,
   );
 

@@ -6,6 +6,7 @@ import { generateText, stepCountIs, tool } from 'ai';
 import OpenAI from 'openai';
 import t from 'tap';
 import { z } from 'zod';
+import { present } from '../helpers/present.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const MODEL = 'qwen3-8b';
@@ -92,23 +93,26 @@ t.test('a Codex-shaped exchange (wire_api = "responses"): a shell call streamed,
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: '<environment_context>cwd=/tmp</environment_context>' }] },
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Run shell command=["ls","-la"]' }] },
   ];
-  const events = async (body: unknown): Promise<Array<{ event: string; data: Record<string, any> }>> => {
+  // The frames as this test reads them: output_item.done's item, response.completed's output (t.match checks the rest).
+  interface Frame { event: string; data: { item?: { call_id: string; arguments: string }; response?: { output: unknown[] } } }
+  const events = async (body: unknown): Promise<Frame[]> => {
     const response = await fetch(`${stack.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gateway-wire': 'openai' }, body: JSON.stringify(body) });
     t.equal(response.status, 200);
     return (await response.text()).trim().split('\n\n').map((frame) => {
       const [event, data] = frame.split('\n');
-      return { event: event!.slice(7), data: JSON.parse(data!.slice(6)) as Record<string, any> };
+      return { event: event!.slice(7), data: JSON.parse(data!.slice(6)) as Frame['data'] };
     });
   };
   const first = await events({ ...base, input });
   const done = first.filter((frame) => frame.event === 'response.output_item.done').map((frame) => frame.data.item);
   t.equal(done.length, 1);
   t.match(done[0], { type: 'function_call', name: 'shell', status: 'completed' });
-  t.same(JSON.parse(done[0].arguments), { command: ['ls', '-la'], workdir: 'example', timeout_ms: 42 });
+  const call = present(done[0], 'the function_call item');
+  t.same(JSON.parse(call.arguments), { command: ['ls', '-la'], workdir: 'example', timeout_ms: 42 });
   const completed = first.at(-1)!;
   t.equal(completed.event, 'response.completed');
-  t.same(completed.data.response.output, done, 'the items Codex collects from output_item.done are the final ones');
-  input.push(...done, { type: 'function_call_output', call_id: done[0].call_id, output: 'total 0' });
+  t.same(completed.data.response?.output, done, 'the items Codex collects from output_item.done are the final ones');
+  input.push(...done, { type: 'function_call_output', call_id: call.call_id, output: 'total 0' });
   const second = await events({ ...base, input });
   const message = second.filter((frame) => frame.event === 'response.output_item.done').map((frame) => frame.data.item)[0];
   t.match(message, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: /total 0/ }] });

@@ -3,6 +3,7 @@
 // and the sim's search rule. Also: chat completions refuses every search tool (rule 7).
 import OpenAI from 'openai';
 import t from 'tap';
+import { rejection } from '../helpers/rejection.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const MODEL = 'qwen3-8b';
@@ -128,9 +129,9 @@ t.test('follow-up input carrying the earlier web_search_call items is accepted (
 t.test('chat completions refuses any search tool and the gateway-side search fields, with the search plugin in the chain (rule 7)', async (t) => {
   const client = new OpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, maxRetries: 0 });
   const messages = [{ role: 'user' as const, content: 'search: lisbon weather' }];
-  await t.rejects(client.chat.completions.create({ model: MODEL, messages, tools: [{ type: 'web_search' } as unknown as OpenAI.Chat.ChatCompletionTool] }), { status: 400, param: 'tools[0].type', message: /not supported on \/v1\/chat\/completions/ });
-  await t.rejects(client.chat.completions.create({ model: MODEL, messages, web_search_options: {} }), { status: 400, param: 'web_search_options' });
+  t.match(await rejection(client.chat.completions.create({ model: MODEL, messages, tools: [{ type: 'web_search' } as unknown as OpenAI.Chat.ChatCompletionTool] })), { status: 400, param: 'tools[0].type', message: /not supported on \/v1\/chat\/completions/ });
+  t.match(await rejection(client.chat.completions.create({ model: MODEL, messages, web_search_options: {} })), { status: 400, param: 'web_search_options' });
   for (const field of ['web_search', 'web_search_replay']) {
-    await t.rejects(client.chat.completions.create({ model: MODEL, messages, [field]: { max_uses: 5 } } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming), { status: 400, param: field });
+    t.match(await rejection(client.chat.completions.create({ model: MODEL, messages, [field]: { max_uses: 5 } } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)), { status: 400, param: field });
   }
 });

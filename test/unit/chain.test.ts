@@ -64,6 +64,6 @@ t.test('a plugin may call next more than once and wrap the events', async (t) =>
   };
   const chain = composeChain([twice], async () => oneChunk(`call ${++calls}`));
   const seen: string[] = [];
-  for await (const event of await chain.generate(exchange)) seen.push(String(event.chunk.choices[0]?.delta.content));
+  for await (const event of await chain.generate(exchange)) seen.push(event.type === 'chunk' ? String(event.chunk.choices[0]?.delta.content) : event.type);
   t.same(seen, ['call 1', 'call 2']);
 });

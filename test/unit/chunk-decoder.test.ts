@@ -23,7 +23,7 @@ function decode(parts: string[], max = 4096): { events: CanonicalEvent[]; error?
 t.test('each data line becomes one chunk event, and [DONE] ends the stream cleanly', async (t) => {
   const { events, error } = decode([chunk({ content: 'a' }), chunk({ content: 'b' }, 'stop'), 'data: [DONE]\n\n']);
   t.equal(error, undefined);
-  t.same(events.map((event) => event.chunk.choices[0]?.delta.content), ['a', 'b']);
+  t.same(events.map((event) => (event.type === 'chunk' ? event.chunk.choices[0]?.delta.content : event.type)), ['a', 'b']);
 });
 
 t.test('a stream that reached its finish_reason is complete without [DONE]', async (t) => {

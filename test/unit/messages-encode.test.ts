@@ -4,12 +4,13 @@ import { MessagesStreamEncoder } from '../../plugins/translate/messages/encode-s
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunkChoice, ChatUsage } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import type { ChunkEvent } from '../fixtures/chunks.js';
 
-function chunk(delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}, usage?: ChatUsage): CanonicalEvent {
+function chunk(delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}, usage?: ChatUsage): ChunkEvent {
   return { type: 'chunk', chunk: { id: 'up', object: 'chat.completion.chunk', created: 1, model: 'Qwen/Qwen3-8B', choices: [{ index: 0, delta, finish_reason: null, ...extra }], ...(usage ? { usage } : {}) } };
 }
-const usageChunk = (usage: ChatUsage): CanonicalEvent => ({ type: 'chunk', chunk: { id: 'up', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage } });
-const call = (index: number, args: string, head?: { id: string; name: string }): CanonicalEvent =>
+const usageChunk = (usage: ChatUsage): ChunkEvent => ({ type: 'chunk', chunk: { id: 'up', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage } });
+const call = (index: number, args: string, head?: { id: string; name: string }): ChunkEvent =>
   chunk({ tool_calls: [{ index, ...(head ? { id: head.id, type: 'function' as const, function: { name: head.name, arguments: args } } : { function: { arguments: args } }) }] });
 
 interface Event { event: string; data: Record<string, unknown> & { type: string } }

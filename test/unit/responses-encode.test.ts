@@ -6,19 +6,20 @@ import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
-import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
+import { textStream, toolStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Event = Record<string, any>;
 interface Frame { event: string; data: Event }
 
 const context = (wire: WireProfile, request: Record<string, unknown> = {}): ResponseContext => ({ id: 'gw1', created: 100, modelId: 'qwen3-8b', wire, request: { model: 'qwen3-8b', input: 'x', ...request } });
 
-function chunk(choices: ChatChunkChoice[], usage?: ChatChunk['usage']): CanonicalEvent {
+function chunk(choices: ChatChunkChoice[], usage?: ChatChunk['usage']): ChunkEvent {
   return { type: 'chunk', chunk: { id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 1, model: 'Qwen/Qwen3-8B', choices, ...(usage ? { usage } : {}) } };
 }
 
 /** Text, then a tool call (vLLM streams "content before the call" this way). */
-const textThenTool: CanonicalEvent[] = [
+const textThenTool: ChunkEvent[] = [
   chunk([{ index: 0, delta: { role: 'assistant', content: '' } }]),
   chunk([{ index: 0, delta: { content: 'Let me check.' } }]),
   chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] } }]),
@@ -27,13 +28,13 @@ const textThenTool: CanonicalEvent[] = [
 ];
 
 /** Cut by max_tokens. */
-const cutStream: CanonicalEvent[] = [
+const cutStream: ChunkEvent[] = [
   chunk([{ index: 0, delta: { role: 'assistant', content: '' } }]),
   chunk([{ index: 0, delta: { content: 'Once upon' }, finish_reason: 'length' }]),
   chunk([], USAGE),
 ];
 
-const emptyStream: CanonicalEvent[] = [
+const emptyStream: ChunkEvent[] = [
   chunk([{ index: 0, delta: { role: 'assistant', content: '' } }]),
   chunk([{ index: 0, delta: { content: '' }, finish_reason: 'stop' }]),
   chunk([], USAGE),
@@ -52,7 +53,7 @@ function encode(events: CanonicalEvent[], wire: WireProfile = 'spec', request: R
   return frames(encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end());
 }
 
-function body(events: CanonicalEvent[], wire: WireProfile = 'spec'): Event {
+function body(events: ChunkEvent[], wire: WireProfile = 'spec'): Event {
   const accumulator = new CompletionAccumulator();
   for (const event of events) accumulator.add(event.chunk);
   return encodeResponsesBody(accumulator.result(), context(wire)) as Event;

@@ -9,6 +9,7 @@ import type { ResponseContext } from '../../plugins/translate/responses/response
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunkChoice, ChatUsage, Citation } from '../../proxy/canonical.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Data = Record<string, any>;
 interface Frame { event: string; data: Data }
 

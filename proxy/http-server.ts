@@ -1,0 +1,28 @@
+// The gateway's node:http server, with the connection-level input limits.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { ConnectionCap } from './connection-cap.js';
+import { answerClientError } from './client-error.js';
+import type { ErrorRenderer } from './dialect.js';
+
+export interface HttpServerOptions {
+  /** A request's headers must arrive within this time of its first byte (408). */
+  headersTimeoutMs: number;
+  connectionCap: ConnectionCap;
+  /** The error shape for a request path (to answer Node's refusals in the right dialect). */
+  errorsFor: (path: string) => ErrorRenderer;
+}
+
+export function createHttpServer(listener: RequestListener, options: HttpServerOptions): Server {
+  const server = createServer({
+    keepAliveTimeout: 65_000,
+    headersTimeout: options.headersTimeoutMs,
+    // Node's whole-request timeout is off: the body's own deadline (server.body_timeout_ms) is the
+    // gateway's, answered in the route's dialect (proxy/body.ts).
+    requestTimeout: 0,
+    // How often Node looks for connections past the headers timeout: often enough to keep to it.
+    connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(options.headersTimeoutMs / 4))),
+  }, listener);
+  server.on('clientError', (error: Error, socket) => answerClientError(error, socket, options.errorsFor, options.headersTimeoutMs));
+  options.connectionCap.attach(server);
+  return server;
+}

@@ -6,19 +6,19 @@ import { printable } from './printable.js';
 
 type Decode = (bytes: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
 
-const DECODERS: Readonly<Record<string, Decode>> = {
-  gzip: promisify(gunzip),
-  'x-gzip': promisify(gunzip),
-  deflate: promisify(inflate),
-  br: promisify(brotliDecompress),
-};
+const DECODERS: ReadonlyMap<string, Decode> = new Map([
+  ['gzip', promisify(gunzip)],
+  ['x-gzip', promisify(gunzip)],
+  ['deflate', promisify(inflate)],
+  ['br', promisify(brotliDecompress)],
+]);
 
 /** The coding a content-encoding header names, or undefined for none (absent or `identity`); 415 for an unknown one. */
 export function contentCodingOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const coding = header.trim().toLowerCase();
   if (coding === '' || coding === 'identity') return undefined;
-  if (DECODERS[coding] !== undefined) return coding;
+  if (DECODERS.has(coding)) return coding;
   throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_ENCODING', `Unsupported content-encoding '${printable(header)}': send the body uncompressed, or as gzip, deflate or br.`, 'content-encoding');
 }
 
@@ -28,7 +28,7 @@ export function contentCodingOf(header: string | undefined): string | undefined 
  */
 export async function decodeBody(coding: string, bytes: Buffer, maxBytes: number): Promise<Buffer> {
   try {
-    return await DECODERS[coding]!(bytes, { maxOutputLength: maxBytes });
+    return await DECODERS.get(coding)!(bytes, { maxOutputLength: maxBytes });
   } catch (error) {
     if (error instanceof RangeError) {
       throw new GatewayError('GW_ERR_REQUEST_TOO_LARGE', `The request body exceeds the limit of ${maxBytes} bytes once decoded (content-encoding ${coding}).`);

@@ -106,7 +106,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({ id: config.model.id, displayName: config.model.display_name, ownedBy: config.model.owned_by, created: config.model.created }),
   });
-  const server = createHttpServer(listener, { headersTimeoutMs: config.server.headers_timeout_ms, connectionCap, errorsFor: (path) => router.errorsFor(path) });
+  const server = createHttpServer(listener, { headersTimeoutMs: config.server.headers_timeout_ms, connectionCap, errorsFor: (path) => router.errorsFor(path), log });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
   const close = async (): Promise<void> => {

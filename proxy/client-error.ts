@@ -13,22 +13,32 @@ interface ClientError extends Error {
 
 const REQUEST_LINE = /^[A-Z]+ (\/[^ ?\r\n]*)/;
 
+/** What was answered, for the log line. */
+export interface ClientErrorAnswer {
+  path: string;
+  status: number;
+  error: GatewayError;
+}
+
 /**
  * Answers a 'clientError' of Node's HTTP server in JSON, where Node's own answers have empty bodies:
  * in the message dialect's shape when the request line (if it can be read) names a /v1/messages path,
- * else in the chat shape. Then the connection is closed.
+ * else in the chat shape. Then the connection is closed. Returns what was answered, if anything.
  */
-export function answerClientError(error: ClientError, socket: Duplex, errorsFor: (path: string) => ErrorRenderer, headersTimeoutMs: number): void {
+export function answerClientError(error: ClientError, socket: Duplex, errorsFor: (path: string) => ErrorRenderer, headersTimeoutMs: number): ClientErrorAnswer | undefined {
   // A reset needs no answer; nor can one be written into a response already under way.
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
-    return;
+    return undefined;
   }
-  const rendered = errorsFor(requestPath(error.rawPacket)).renderError(gatewayErrorOf(error, headersTimeoutMs));
+  const path = requestPath(error.rawPacket);
+  const refusal = gatewayErrorOf(error, headersTimeoutMs);
+  const rendered = errorsFor(path).renderError(refusal);
   const body = JSON.stringify(rendered.body);
   const head = `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body, () => socket.destroy());
+  return { path, status: rendered.status, error: refusal };
 }
 
 function gatewayErrorOf(error: ClientError, headersTimeoutMs: number): GatewayError {
@@ -44,8 +54,8 @@ function gatewayErrorOf(error: ClientError, headersTimeoutMs: number): GatewayEr
   }
 }
 
-/** The path of the request line at the start of the bytes the parser refused, or '' when they hold none. */
+/** The path of the request line at the start of the bytes the parser refused (printable, cut short), or '' when they hold none. */
 function requestPath(rawPacket: Buffer | undefined): string {
   if (rawPacket === undefined) return '';
-  return REQUEST_LINE.exec(rawPacket.toString('latin1', 0, Math.min(rawPacket.length, 2048)))?.[1] ?? '';
+  return printable(REQUEST_LINE.exec(rawPacket.toString('latin1', 0, Math.min(rawPacket.length, 2048)))?.[1] ?? '', 200);
 }

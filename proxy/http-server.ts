@@ -1,8 +1,10 @@
 // The gateway's node:http server, with the connection-level input limits.
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Logger } from 'pino';
 import type { ConnectionCap } from './connection-cap.js';
 import { answerClientError } from './client-error.js';
 import type { ErrorRenderer } from './dialect.js';
+import { nextRequestId } from './request-id.js';
 
 export interface HttpServerOptions {
   /** A request's headers must arrive within this time of its first byte (408). */
@@ -10,6 +12,7 @@ export interface HttpServerOptions {
   connectionCap: ConnectionCap;
   /** The error shape for a request path (to answer Node's refusals in the right dialect). */
   errorsFor: (path: string) => ErrorRenderer;
+  log: Logger;
 }
 
 export function createHttpServer(listener: RequestListener, options: HttpServerOptions): Server {
@@ -22,7 +25,11 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     // How often Node looks for connections past the headers timeout: often enough to keep to it.
     connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(options.headersTimeoutMs / 4))),
   }, listener);
-  server.on('clientError', (error: Error, socket) => answerClientError(error, socket, options.errorsFor, options.headersTimeoutMs));
+  server.on('clientError', (error: Error, socket) => {
+    const answer = answerClientError(error, socket, options.errorsFor, options.headersTimeoutMs);
+    // A request the parser refused gets its log line too (no method: Node does not give one).
+    if (answer !== undefined) options.log.info({ requestId: nextRequestId(), path: answer.path === '' ? undefined : answer.path, status: answer.status, error: answer.error.code }, 'request');
+  });
   options.connectionCap.attach(server);
   return server;
 }

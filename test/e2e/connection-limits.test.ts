@@ -39,6 +39,8 @@ t.test('regression: headers over the size limit get a 431 with a JSON body, in t
     if (shape === 'messages') t.match(body, { type: 'error', error: { type: 'invalid_request_error', message: /headers exceed/ } });
     else t.match(body, { error: { type: 'invalid_request_error', code: 'request_header_fields_too_large' } });
     await connection.closed;
+    const logged = stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request' && line.status === 431 && line.path === path);
+    t.equal(logged.length, 1, `${path}: one request line`);
   }
 });
 

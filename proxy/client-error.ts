@@ -23,22 +23,24 @@ export interface ClientErrorAnswer {
 /**
  * Answers a 'clientError' of Node's HTTP server in JSON, where Node's own answers have empty bodies:
  * in the message dialect's shape when the request line (if it can be read) names a /v1/messages path,
- * else in the chat shape. Then the connection is closed. Returns what was answered, if anything.
+ * else in the chat shape. Then the connection is closed. Returns what was answered, for the log line,
+ * unless the request is already the gateway's to log.
  */
 export function answerClientError(error: ClientError, socket: Duplex, errorsFor: (path: string) => ErrorRenderer, headersTimeoutMs: number): ClientErrorAnswer | undefined {
   // A reset needs no answer; nor can one be written into a response already under way.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req: { url?: string } } | null })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return undefined;
   }
-  const path = requestPath(error.rawPacket);
+  const path = inFlight?.req.url ?? requestPath(error.rawPacket);
   const refusal = gatewayErrorOf(error, headersTimeoutMs);
   const rendered = errorsFor(path).renderError(refusal);
   const body = JSON.stringify(rendered.body);
   const head = `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body, () => socket.destroy());
-  return { path, status: rendered.status, error: refusal };
+  // A request whose headers were read (a bad chunk in its body) is logged by its own handler, as aborted.
+  return inFlight == null ? { path, status: rendered.status, error: refusal } : undefined;
 }
 
 function gatewayErrorOf(error: ClientError, headersTimeoutMs: number): GatewayError {

@@ -44,13 +44,19 @@ t.test('regression: headers over the size limit get a 431 with a JSON body, in t
   }
 });
 
-t.test('regression: a malformed request gets a 400 with a JSON body', { timeout: BOUND_MS }, async (t) => {
-  for (const text of ['NONSENSE\r\n\r\n', 'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n']) {
+t.test('regression: a malformed request gets a 400 with a JSON body, in its route\'s dialect when the path is known', { timeout: BOUND_MS }, async (t) => {
+  for (const [text, shape] of [
+    ['NONSENSE\r\n\r\n', 'chat'],
+    ['POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', 'chat'],
+    ['POST /v1/messages HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', 'messages'],
+  ] as const) {
     const connection = await RawConnection.open(stack.gateway.url);
     connection.write(text);
     const answer = await connection.response();
     t.equal(answer.status, 400, JSON.stringify(text));
-    t.match(JSON.parse(answer.body), { error: { type: 'invalid_request_error', message: /not valid HTTP/ } });
+    const body = JSON.parse(answer.body) as Record<string, unknown>;
+    if (shape === 'messages') t.match(body, { type: 'error', error: { type: 'invalid_request_error', message: /not valid HTTP/ } });
+    else t.match(body, { error: { type: 'invalid_request_error', message: /not valid HTTP/ } });
     await connection.closed;
   }
 });

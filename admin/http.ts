@@ -6,7 +6,7 @@ import { AdminError, asAdminError } from './errors.js';
 
 /** Request bodies of the admin API are small: an org with its members at most. */
 export const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
-const ADMIN_BODY_LIMITS: BodyLimits = { maxBytes: ADMIN_BODY_LIMIT_BYTES, maxDepth: 16, timeoutMs: Infinity };
+const ADMIN_BODY_LIMITS: BodyLimits = { maxBytes: ADMIN_BODY_LIMIT_BYTES, maxDepth: 16 };
 
 /** On every answer: no framing, no referrer, no caching, scripts and styles only from the listener itself. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -14,6 +14,7 @@ import { createMessagesDialect } from '../plugins/translate/messages/index.js';
 import { createResponsesDialect } from '../plugins/translate/responses/index.js';
 import { composeChain } from '../proxy/chain.js';
 import { ConnectionCap } from '../proxy/connection-cap.js';
+import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
 import { createRequestListener } from '../proxy/gateway.js';
 import { createHttpServer } from '../proxy/http-server.js';
 import { closeServer, listen, urlOf } from '../proxy/listen.js';
@@ -99,7 +100,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     router,
     chain: composeChain(plugins, terminal),
     log,
-    bodyLimits: { maxBytes: config.server.body_limit_bytes, maxDepth: config.server.max_json_depth, timeoutMs: config.server.body_timeout_ms },
+    bodyLimits: {
+      maxBytes: config.server.body_limit_bytes,
+      maxDepth: config.server.max_json_depth,
+      timeout: { ms: config.server.body_timeout_ms, deadlines: new Deadlines(checkEveryMs(config.server.body_timeout_ms)) },
+    },
     connectionCap,
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,

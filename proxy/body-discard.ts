@@ -10,7 +10,7 @@ const MIN_DISCARD_BYTES = 16 * 1024 * 1024;
  * Keeps reading the rest of a body, and drops it, so that a client still sending can finish and then
  * read the answer already sent: closing a socket with unread data resets it, and the client sees
  * EPIPE or ECONNRESET instead of the answer. Bounded: when the rest passes 4 × the body limit (at least
- * 16 MiB) or is still arriving when the body's time is up (`timeoutMs` after `headersAt`, a
+ * 16 MiB) or is still arriving when the body's time is up (`limits.timeout` after `headersAt`, a
  * performance.now() time), the connection is closed.
  */
 export function discardRestOfBody(req: IncomingMessage, limits: BodyLimits, headersAt: number): void {
@@ -26,13 +26,14 @@ export function discardRestOfBody(req: IncomingMessage, limits: BodyLimits, head
     discarded += chunk.length;
     if (discarded > maxBytes) close();
   };
+  const deadline = limits.timeout === undefined ? undefined : { at: headersAt + limits.timeout.ms, expire: close };
   const stop = (): void => {
-    clearTimeout(timer);
+    if (deadline !== undefined) limits.timeout!.deadlines.delete(deadline);
     req.off('data', onData);
     req.off('end', stop);
     req.off('close', stop);
   };
-  const timer = limits.timeoutMs === Infinity ? undefined : setTimeout(close, Math.max(0, headersAt + limits.timeoutMs - performance.now()));
+  if (deadline !== undefined) limits.timeout!.deadlines.add(deadline);
   req.on('data', onData);
   req.once('end', stop);
   req.once('close', stop);

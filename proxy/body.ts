@@ -1,6 +1,7 @@
 // Reading a request's JSON body within the input limits: media type, content coding, size, time, nesting depth.
 import type { IncomingMessage } from 'node:http';
 import { contentCodingOf, decodeBody } from './content-coding.js';
+import type { Deadlines } from './deadlines.js';
 import { GatewayError } from './errors.js';
 import { nestsDeeperThan } from './json-depth.js';
 import { checkJsonMediaType } from './media-type.js';
@@ -11,15 +12,15 @@ export interface BodyLimits {
   maxBytes: number;
   /** The deepest nesting of arrays and objects (400). */
   maxDepth: number;
-  /** The body must have arrived within this time of the headers (408); Infinity for no limit. */
-  timeoutMs: number;
+  /** The body must have arrived `ms` after the headers (408), as checked by `deadlines`; none if absent. */
+  timeout?: { ms: number; deadlines: Deadlines };
 }
 
 /**
  * Reads and parses a JSON request body. Refuses a non-JSON content-type or an unknown content-encoding
  * (415), a body over the limit (413, at once: the rest is left for the caller to discard), a body that
- * is still arriving `timeoutMs` after `headersAt` (a performance.now() time; 408), and a body nested too
- * deep or not JSON (400).
+ * is still arriving when its time is up (408; `headersAt` is when the headers came, a performance.now()
+ * time), and a body nested too deep or not JSON (400).
  */
 export async function readJsonBody(req: IncomingMessage, limits: BodyLimits, headersAt: number): Promise<unknown> {
   checkJsonMediaType(req.headers['content-type']);
@@ -33,15 +34,15 @@ export async function readJsonBody(req: IncomingMessage, limits: BodyLimits, hea
 }
 
 function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number): Promise<Buffer> {
-  const { maxBytes, timeoutMs } = limits;
+  const { maxBytes, timeout } = limits;
   if (Number(req.headers['content-length']) > maxBytes) return Promise.reject(tooLarge(maxBytes));
-  // Usually the whole body came with the headers and sits in the stream's buffer: one read, no listeners.
+  // A body that arrived while the gateway was waiting (on a remote store, say) sits whole in the stream's buffer.
   if (req.complete) return Promise.resolve(takeBuffered(req, maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const stop = (): void => {
-      clearTimeout(timer);
+      if (deadline !== undefined) timeout!.deadlines.delete(deadline);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -63,11 +64,12 @@ function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number):
       stop();
       reject(error);
     };
-    const onTimeout = (): void => {
+    const expire = (): void => {
       stop();
-      reject(new GatewayError('GW_ERR_REQUEST_BODY_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms of its headers.`));
+      reject(new GatewayError('GW_ERR_REQUEST_BODY_TIMEOUT', `The request body did not arrive within ${timeout!.ms} ms of its headers.`));
     };
-    const timer = timeoutMs === Infinity ? undefined : setTimeout(onTimeout, Math.max(0, headersAt + timeoutMs - performance.now()));
+    const deadline = timeout === undefined ? undefined : { at: headersAt + timeout.ms, expire };
+    if (deadline !== undefined) timeout!.deadlines.add(deadline);
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);

@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { ConnectionCap } from './connection-cap.js';
 import { answerClientError } from './client-error.js';
+import { checkEveryMs } from './deadlines.js';
 import type { ErrorRenderer } from './dialect.js';
 import { nextRequestId } from './request-id.js';
 
@@ -23,7 +24,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     // gateway's, answered in the route's dialect (proxy/body.ts).
     requestTimeout: 0,
     // How often Node looks for connections past the headers timeout: often enough to keep to it.
-    connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(options.headersTimeoutMs / 4))),
+    connectionsCheckingInterval: checkEveryMs(options.headersTimeoutMs),
   }, listener);
   server.on('clientError', (error: Error, socket) => {
     const answer = answerClientError(error, socket, options.errorsFor, options.headersTimeoutMs);

@@ -15,7 +15,7 @@ const MIN_DISCARD_BYTES = 16 * 1024 * 1024;
  */
 export function discardRestOfBody(req: IncomingMessage, limits: BodyLimits, headersAt: number): void {
   const socket = req.socket;
-  if (req.complete || socket.destroyed) return;
+  if (req.complete || socket.destroyed || !hasBody(req)) return;
   const maxBytes = Math.max(DISCARD_FACTOR * limits.maxBytes, MIN_DISCARD_BYTES);
   let discarded = 0;
   const close = (): void => {
@@ -38,4 +38,10 @@ export function discardRestOfBody(req: IncomingMessage, limits: BodyLimits, head
   req.once('end', stop);
   req.once('close', stop);
   req.resume();
+}
+
+/** Whether a request has a body at all (a GET usually has none: nothing to discard, though it is not yet `complete`). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

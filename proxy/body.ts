@@ -41,38 +41,31 @@ function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number):
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const deadlines = timeout?.deadlines;
     const stop = (): void => {
-      if (deadline !== undefined) timeout!.deadlines.delete(deadline);
+      if (deadline !== undefined) deadlines?.delete(deadline);
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onError);
+      req.off('error', fail);
+    };
+    const fail = (error: Error): void => {
+      stop();
+      reject(error);
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > maxBytes) {
-        stop();
-        reject(tooLarge(maxBytes));
-      } else {
-        chunks.push(chunk);
-      }
+      if (size > maxBytes) fail(tooLarge(maxBytes));
+      else chunks.push(chunk);
     };
     const onEnd = (): void => {
       stop();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error): void => {
-      stop();
-      reject(error);
-    };
-    const expire = (): void => {
-      stop();
-      reject(new GatewayError('GW_ERR_REQUEST_BODY_TIMEOUT', `The request body did not arrive within ${timeout!.ms} ms of its headers.`));
-    };
-    const deadline = timeout === undefined ? undefined : { at: headersAt + timeout.ms, expire };
-    if (deadline !== undefined) timeout!.deadlines.add(deadline);
+    const deadline = timeout === undefined ? undefined : { at: headersAt + timeout.ms, expire: () => fail(timedOut(timeout.ms)) };
+    if (deadline !== undefined) deadlines?.add(deadline);
     req.on('data', onData);
     req.once('end', onEnd);
-    req.once('error', onError);
+    req.once('error', fail);
   });
 }
 
@@ -91,6 +84,10 @@ function parseJson(bytes: Buffer): unknown {
     const detail = error instanceof SyntaxError ? printable(error.message) : 'unreadable';
     throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', `The request body is not valid JSON: ${detail}`);
   }
+}
+
+function timedOut(ms: number): GatewayError {
+  return new GatewayError('GW_ERR_REQUEST_BODY_TIMEOUT', `The request body did not arrive within ${ms} ms of its headers.`);
 }
 
 function tooLarge(limit: number): GatewayError {

@@ -15,6 +15,7 @@ const ADMIN_ERRORS = {
   method_not_allowed: 405,
   org_exists: 409,
   body_too_large: 413,
+  unsupported_media_type: 415,
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,
@@ -66,6 +67,8 @@ export function asAdminError(error: unknown, field?: string): AdminError {
   if (error instanceof GatewayError) {
     if (error.code === 'GW_ERR_REQUEST_TOO_LARGE') return new AdminError('body_too_large', error.message);
     if (error.code === 'GW_ERR_REQUEST_MALFORMED_JSON') return new AdminError('malformed_json', error.message);
+    if (error.status === 415) return new AdminError('unsupported_media_type', error.message);
+    if (error.status === 400) return new AdminError('invalid_request', error.message);
   }
   return new AdminError('internal', 'the admin API failed to process the request');
 }

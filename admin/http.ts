@@ -1,11 +1,12 @@
 // The admin listener's HTTP plumbing: the headers every answer carries, JSON answers, JSON bodies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { readJsonBody } from '../proxy/body.js';
+import { readJsonBody, type BodyLimits } from '../proxy/body.js';
 import { AdminError, asAdminError } from './errors.js';
 
 /** Request bodies of the admin API are small: an org with its members at most. */
 export const ADMIN_BODY_LIMIT_BYTES = 64 * 1024;
+const ADMIN_BODY_LIMITS: BodyLimits = { maxBytes: ADMIN_BODY_LIMIT_BYTES, maxDepth: 16 };
 
 /** On every answer: no framing, no referrer, no caching, scripts and styles only from the listener itself. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -30,7 +31,7 @@ export function sendError(res: ServerResponse, error: AdminError): void {
 export async function readObject(req: IncomingMessage): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
-    body = await readJsonBody(req, ADMIN_BODY_LIMIT_BYTES);
+    body = await readJsonBody(req, ADMIN_BODY_LIMITS, performance.now());
   } catch (error) {
     throw asAdminError(error);
   }

@@ -1,5 +1,4 @@
 // The composition root: the one place that knows every part by name and puts them together.
-import { createServer } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
@@ -15,7 +14,10 @@ import { renderMessagesError } from '../plugins/translate/messages/errors.js';
 import { createMessagesDialect } from '../plugins/translate/messages/index.js';
 import { createResponsesDialect } from '../plugins/translate/responses/index.js';
 import { composeChain } from '../proxy/chain.js';
+import { ConnectionCap } from '../proxy/connection-cap.js';
+import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
 import { createRequestListener } from '../proxy/gateway.js';
+import { createHttpServer } from '../proxy/http-server.js';
 import { closeServer, listen, urlOf } from '../proxy/listen.js';
 import { createLogger } from '../proxy/log.js';
 import { modelsBody } from '../proxy/models.js';
@@ -99,17 +101,23 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools, maxOutputTokens: contextTokens }),
   };
   const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
+  const connectionCap = new ConnectionCap(config.server.max_connections);
   const listener = createRequestListener({
     router,
     chain: composeChain(plugins, terminal),
     log,
-    bodyLimitBytes: config.server.body_limit_bytes,
+    bodyLimits: {
+      maxBytes: config.server.body_limit_bytes,
+      maxDepth: config.server.max_json_depth,
+      timeout: { ms: config.server.body_timeout_ms, deadlines: new Deadlines(checkEveryMs(config.server.body_timeout_ms)) },
+    },
+    connectionCap,
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({ id: config.model.id, displayName: config.model.display_name, ownedBy: config.model.owned_by, created: config.model.created }),
   });
-  const server = createServer({ keepAliveTimeout: 65_000 }, listener);
+  const server = createHttpServer(listener, { headersTimeoutMs: config.server.headers_timeout_ms, connectionCap, errorsFor: (path) => router.errorsFor(path), log });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
   const close = async (): Promise<void> => {

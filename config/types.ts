@@ -10,7 +10,19 @@ export interface PluginEntry {
 }
 
 export interface GatewayConfig {
-  server: { host: string; port: number; body_limit_bytes: number; sse_ping_ms: number };
+  server: {
+    host: string;
+    port: number;
+    body_limit_bytes: number;
+    /** The deepest nesting of arrays and objects a request body may have (checked before parsing). */
+    max_json_depth: number;
+    headers_timeout_ms: number;
+    /** Counted from the headers' arrival. */
+    body_timeout_ms: number;
+    /** Open client connections per node. */
+    max_connections: number;
+    sse_ping_ms: number;
+  };
   model: {
     id: string;
     upstream_name: string;

@@ -1,23 +1,35 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { CompletionAccumulator } from './accumulate.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, type BodyLimits } from './body.js';
+import { discardRestOfBody } from './body-discard.js';
 import type { Chain } from './chain.js';
 import type { ChatRequest, JsonObject } from './canonical.js';
+import type { ConnectionCap } from './connection-cap.js';
 import type { Dialect, WireProfile } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
 import type { EventStream } from './plugin.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
 import { refuseUnhandledSearch } from './unhandled-search.js';
+import { printable } from './printable.js';
 import { nextRequestId } from './request-id.js';
-import type { Router } from './router.js';
+import type { RouteMatch, Router } from './router.js';
+
+/** What a connection over the cap is told to wait before retrying, in seconds. */
+const CONNECTIONS_RETRY_AFTER_S = 1;
+/** Unknown paths are logged up to this length. */
+const MAX_LOGGED_PATH = 200;
+const NO_FIELDS: Readonly<Record<string, string | number>> = {};
 
 export interface GatewayOptions {
   router: Router;
   chain: Chain;
   log: Logger;
-  bodyLimitBytes: number;
+  /** The body's size, nesting and time limits. */
+  bodyLimits: BodyLimits;
+  /** Connections over the cap get their first request refused (503). */
+  connectionCap: ConnectionCap;
   defaultWire: WireProfile;
   models: JsonObject;
   /** Keep-alive events on quiet streams, for dialects that have one. */
@@ -36,12 +48,9 @@ export function createRequestListener(options: GatewayOptions): RequestListener 
 async function handle(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const id = nextRequestId();
   const match = options.router.match(req.method ?? 'GET', req.url ?? '/');
-  if (!match.found) {
-    const error = match.reason === 'path'
-      ? new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `Unknown endpoint: ${req.method} ${req.url}.`)
-      : new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.url}.`);
-    req.resume();
-    sendError(res, match.errors, error, { 'x-request-id': id });
+  const overCap = options.connectionCap.refuses(req.socket);
+  if (!match.found || overCap) {
+    refuse(options, req, res, id, match, overCap);
     return;
   }
   const route = match.route;
@@ -78,15 +87,39 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
       else res.end();
     }
   } finally {
-    const ms = Math.round((performance.now() - exchange.startedAt) * 100) / 100;
-    const aborted = controller.signal.aborted;
-    options.log.info({ requestId: id, method: req.method, path: route.path, status: res.statusCode, ms, aborted, error: failure?.code, ...exchange.logFields }, 'request');
+    if (!req.complete) discardRestOfBody(req, options.bodyLimits, exchange.startedAt);
+    logRequest(options.log, id, req, route.path, res.statusCode, exchange.startedAt, controller.signal.aborted, failure, exchange.logFields);
   }
+}
+
+/** A request answered without running a route: an unknown path or method, or a connection over the cap. */
+function refuse(options: GatewayOptions, req: IncomingMessage, res: ServerResponse, id: string, match: RouteMatch, overCap: boolean): void {
+  const startedAt = performance.now();
+  const path = pathOf(req.url ?? '/');
+  let error: GatewayError;
+  const headers: Record<string, string> = { 'x-request-id': id };
+  if (overCap) {
+    error = new GatewayError('GW_ERR_SERVER_TOO_MANY_CONNECTIONS', 'This gateway node has too many open connections; retry shortly.');
+    headers['retry-after'] = String(CONNECTIONS_RETRY_AFTER_S);
+  } else if (!match.found && match.reason === 'path') {
+    error = new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `Unknown endpoint: ${printable(`${req.method} ${path}`)}.`);
+  } else {
+    error = new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}.`);
+  }
+  sendError(res, match.found ? match.route.errors : match.errors, error, headers);
+  if (!req.complete) discardRestOfBody(req, options.bodyLimits, startedAt);
+  logRequest(options.log, id, req, printable(path, MAX_LOGGED_PATH), res.statusCode, startedAt, false, error, NO_FIELDS);
+}
+
+/** The one log line of every request. */
+function logRequest(log: Logger, id: string, req: IncomingMessage, path: string, status: number, startedAt: number, aborted: boolean, failure: GatewayError | undefined, fields: Readonly<Record<string, string | number>>): void {
+  const ms = Math.round((performance.now() - startedAt) * 100) / 100;
+  log.info({ requestId: id, method: req.method, path, status, ms, aborted, error: failure?.code, ...fields }, 'request');
 }
 
 /** Reads and decodes the body, runs the chain, and writes the stream or the body. */
 async function generate(options: GatewayOptions, exchange: Exchange, dialect: Dialect): Promise<GatewayError | undefined> {
-  exchange.body = await readJsonBody(exchange.req, options.bodyLimitBytes);
+  exchange.body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const request = dialect.decode(exchange.body, exchange);
   exchange.request = request;
   const events = await options.chain.generate(exchange);
@@ -101,7 +134,7 @@ async function generate(options: GatewayOptions, exchange: Exchange, dialect: Di
 async function countTokens(options: GatewayOptions, exchange: Exchange): Promise<void> {
   const counting = exchange.route.dialect?.countTokens;
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
-  exchange.body = await readJsonBody(exchange.req, options.bodyLimitBytes);
+  exchange.body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const request = counting.decode(exchange.body);
   for (const prepare of options.chain.prepareCount) prepare(request);
   refuseUnhandledSearch(request);
@@ -116,8 +149,12 @@ async function collect(events: EventStream): Promise<ReturnType<CompletionAccumu
 }
 
 function notEnabled(req: IncomingMessage): GatewayError {
-  req.resume();
   return new GatewayError('GW_ERR_ROUTE_NOT_ENABLED', `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`);
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 function wireOf(header: string | string[] | undefined, fallback: WireProfile): WireProfile {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from './canonical.js';
 import type { ErrorRenderer, StreamEncoder } from './dialect.js';
-import { asGatewayError, GatewayError } from './errors.js';
+import { asGatewayError, GatewayError, type ErrorCode } from './errors.js';
 import type { EventStream } from './plugin.js';
 
 export function sendJson(res: ServerResponse, status: number, headers: Record<string, string>, body: JsonObject): void {
@@ -14,10 +14,14 @@ export function sendJson(res: ServerResponse, status: number, headers: Record<st
 /** Sends an error before any response byte went out, in the route's dialect. */
 export function sendError(res: ServerResponse, errors: ErrorRenderer, error: GatewayError, headers: Record<string, string>): void {
   const rendered = errors.renderError(error);
-  // A request body we stopped reading cannot leave the connection reusable.
-  const extra: Record<string, string> = error.code === 'GW_ERR_REQUEST_TOO_LARGE' ? { connection: 'close' } : {};
-  sendJson(res, rendered.status, { ...headers, ...extra }, rendered.body);
+  sendJson(res, rendered.status, CLOSING.has(error.code) ? { ...headers, connection: 'close' } : headers, rendered.body);
 }
+
+/**
+ * Errors after which the connection is closed: a body that did not arrive in time, a connection over
+ * the node's cap. (Others keep it open: an unread body is discarded so the client can read the answer.)
+ */
+const CLOSING: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['GW_ERR_REQUEST_BODY_TIMEOUT', 'GW_ERR_SERVER_TOO_MANY_CONNECTIONS']);
 
 export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 

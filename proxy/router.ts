@@ -52,13 +52,14 @@ export class Router {
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const routes = this.#byPath.get(path);
-    if (routes === undefined) return { found: false, reason: 'path', errors: this.#errorShapeFor(path) };
+    if (routes === undefined) return { found: false, reason: 'path', errors: this.errorsFor(path) };
     const route = routes.find((candidate) => candidate.method === method);
     if (route === undefined) return { found: false, reason: 'method', errors: routes[0]!.errors };
     return { found: true, route };
   }
 
-  #errorShapeFor(path: string): ErrorRenderer {
+  /** The error shape for a path that may match no route: the message dialect's under /v1/messages, else chat's. */
+  errorsFor(path: string): ErrorRenderer {
     return path.startsWith('/v1/messages') ? this.#errorShapes.messages : this.#errorShapes.chat;
   }
 }

@@ -56,7 +56,7 @@ export const authPlugin: PluginModule = {
         if (record === undefined || record.status !== 'active') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', `invalid API key (${header}): the key is unknown or revoked.`);
         exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
         exchange.logFields.org = record.orgId;
-        exchange.logFields.key = record.id;
+        exchange.logFields.key_id = record.id;
         store.keys.touch(record.id);
       },
       close: unsubscribe,

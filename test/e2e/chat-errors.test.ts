@@ -105,7 +105,7 @@ t.test('5xx: an upstream that does not answer in time becomes a 504', async (t) 
 });
 
 t.test('after the first byte, an upstream cut is an error event and then the end of the stream', async (t) => {
-  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-sim-fault': 'cut:3' }, body: JSON.stringify({ ...hello, stream: true }) });
+  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'cut:3' }, body: JSON.stringify({ ...hello, stream: true }) });
   t.equal(response.status, 200);
   const text = await response.text();
   const frames = text.trim().split('\n\n');
@@ -114,7 +114,7 @@ t.test('after the first byte, an upstream cut is an error event and then the end
 });
 
 t.test('after the first byte, an upstream stall is an error event (timeout) and then the end', async (t) => {
-  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'x-sim-fault': 'stall:2', 'x-gateway-wire': 'openai' }, body: JSON.stringify({ ...hello, stream: true }) });
+  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2', 'x-gateway-wire': 'openai' }, body: JSON.stringify({ ...hello, stream: true }) });
   const frames = (await response.text()).trim().split('\n\n');
   t.match(frames.at(-1), /"code":"upstream_timeout"/);
   t.notOk(frames.includes('data: [DONE]'));

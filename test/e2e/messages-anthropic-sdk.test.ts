@@ -105,7 +105,7 @@ t.test('tool_choice as the spec\'s strings and as objects', async (t) => {
   }
   const none = await client().messages.create({ model: MODEL, max_tokens: 20, tools: [WEATHER], tool_choice: { type: 'none' }, messages: [{ role: 'user', content: 'echo: get_weather not called' }] });
   t.equal(none.stop_reason, 'end_turn');
-  const raw = await fetch(`${stack.gateway.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: MODEL, max_tokens: 200, tools: [WEATHER], tool_choice: 'required', messages: [{ role: 'user', content: 'Weather please.' }] }) });
+  const raw = await fetch(`${stack.gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, max_tokens: 200, tools: [WEATHER], tool_choice: 'required', messages: [{ role: 'user', content: 'Weather please.' }] }) });
   t.equal(((await raw.json()) as { stop_reason: string }).stop_reason, 'tool_use', "the spec's string 'required'");
 });
 

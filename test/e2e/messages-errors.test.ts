@@ -38,12 +38,12 @@ for (const [name, body, headers, status, type] of [
 }
 
 t.test('the ?beta=true query and any anthropic-version or anthropic-beta header are tolerated', async (t) => {
-  const response = await fetch(`${stack.gateway.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'anthropic-version': '2099-01-01', 'anthropic-beta': 'whatever-2025' }, body: JSON.stringify(hello) });
+  const response = await fetch(`${stack.gateway.url}/v1/messages?beta=true`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2099-01-01', 'anthropic-beta': 'whatever-2025' }, body: JSON.stringify(hello) });
   t.equal(response.status, 200);
 });
 
 t.test('after the first byte, an upstream cut is an error event, and nothing follows it', async (t) => {
-  const response = await fetch(`${stack.gateway.url}/v1/messages`, { method: 'POST', headers: { 'x-sim-fault': 'cut:3' }, body: JSON.stringify({ ...hello, stream: true }) });
+  const response = await fetch(`${stack.gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'cut:3' }, body: JSON.stringify({ ...hello, stream: true }) });
   const frames = (await response.text()).trim().split('\n\n');
   t.match(frames[0], /^event: message_start/);
   t.match(frames.at(-1), /^event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":".+"\}\}$/);

@@ -254,7 +254,7 @@ t.test('a slow search keeps the stream alive with pings; a search past its timeo
   const url = `http://127.0.0.1:${(searx.address() as AddressInfo).port}`;
   const slow = await startStack({ yaml: `server:\n  sse_ping_ms: 50\nplugins:\n  - path: ${JSON.stringify(PROBE)}\n  - name: search\n    options: { provider: searxng, timeout_ms: 1000, searxng: { url: ${JSON.stringify(url)} } }\n` });
   t.teardown(() => slow.close());
-  const response = await fetch(`${slow.gateway.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ ...ask('search: slow page'), stream: true }) });
+  const response = await fetch(`${slow.gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...ask('search: slow page'), stream: true }) });
   const names = (await response.text()).split('\n').filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
   const stop = names.indexOf('content_block_stop');
   const resultStart = names.indexOf('content_block_start', stop);

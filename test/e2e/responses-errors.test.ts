@@ -112,7 +112,7 @@ t.test('5xx: an upstream 500 becomes a 502 server_error, before any stream start
 
 for (const wire of ['spec', 'openai'] as const) {
   t.test(`[${wire}] after the first byte, an upstream cut is an error event and then the end of the stream`, async (t) => {
-    const response = await fetch(`${stack.baseURL}/responses`, { method: 'POST', headers: { 'x-sim-fault': 'cut:3', 'x-gateway-wire': wire }, body: JSON.stringify({ ...hello, stream: true }) });
+    const response = await fetch(`${stack.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'cut:3', 'x-gateway-wire': wire }, body: JSON.stringify({ ...hello, stream: true }) });
     t.equal(response.status, 200);
     const frames = (await response.text()).trim().split('\n\n');
     t.match(frames[0], /^event: response\.created\n/);
@@ -126,7 +126,7 @@ for (const wire of ['spec', 'openai'] as const) {
 }
 
 t.test('after the first byte, an upstream stall is an error event (timeout) and then the end', async (t) => {
-  const response = await fetch(`${stack.baseURL}/responses`, { method: 'POST', headers: { 'x-sim-fault': 'stall:2' }, body: JSON.stringify({ ...hello, stream: true }) });
+  const response = await fetch(`${stack.baseURL}/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2' }, body: JSON.stringify({ ...hello, stream: true }) });
   const frames = (await response.text()).trim().split('\n\n');
   t.match(frames.at(-1), /^event: error\n.*"code":"upstream_timeout"/s);
 });

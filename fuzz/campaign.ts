@@ -22,6 +22,12 @@ export interface CampaignOptions extends MutationContext {
   onAnswer?: (answered: JudgedCase, done: number) => void;
 }
 
+export interface AnsweredRequest {
+  index: number;
+  route: RouteName;
+  status: number;
+}
+
 /** A case, its answer and what the oracle found (in a result's kept failures: the failures only). */
 export interface JudgedCase {
   fuzzCase: FuzzCase;
@@ -41,12 +47,14 @@ export interface CampaignResult {
   classes: Map<string, { count: number; example: string; index: number }>;
   failures: JudgedCase[];
   failedCases: number;
+  /** By x-request-id: each answered case's number, route and status (the ledger check reads them). */
+  answered: Map<string, AnsweredRequest>;
   fiveHundreds: number;
 }
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const sender = new Sender(options.baseUrl, options.concurrency, options.timeoutMs ?? 60_000);
-  const result: CampaignResult = { seed: options.seed, sent: 0, mutated: 0, elapsedMs: 0, statuses: new Map(), classes: new Map(), failures: [], failedCases: 0, fiveHundreds: 0 };
+  const result: CampaignResult = { seed: options.seed, sent: 0, mutated: 0, elapsedMs: 0, statuses: new Map(), classes: new Map(), failures: [], failedCases: 0, fiveHundreds: 0, answered: new Map() };
   const keep = options.keepFailures ?? 20;
   const from = options.from ?? 0;
   const end = from + options.count;
@@ -79,6 +87,8 @@ function record(result: CampaignResult, fuzzCase: FuzzCase, outcome: Outcome, fi
   perRoute.set(label, (perRoute.get(label) ?? 0) + 1);
   result.statuses.set(fuzzCase.route, perRoute);
   if (status !== undefined && status >= 500) result.fiveHundreds++;
+  const requestId = outcome.answer?.headers['x-request-id'];
+  if (typeof requestId === 'string' && status !== undefined) result.answered.set(requestId, { index: fuzzCase.index, route: fuzzCase.route, status });
   // A failing case is kept whole when it is the first of one of its classes: the report shows every kind once.
   let firstOfAClass = false;
   for (const finding of findings) {

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { auditBalances, type BalanceAudit } from '../store/balance-audit.js';
 import type { Database } from '../store/schema.js';
 import { CORPUS } from './corpus.js';
+import type { AnsweredRequest } from './campaign.js';
 import type { Credentials } from './fuzz-case.js';
 import { ROUTES } from './routes.js';
 import { Sender } from './send.js';
@@ -57,4 +58,30 @@ export async function checkBooks(db: Kysely<Database>): Promise<{ audits: Balanc
     if (audit.openHoldsMicros !== 0) problems.push(`org ${audit.orgId}: ${audit.openHoldsMicros} micro-credits still held after every answer arrived`);
   }
   return { audits, problems };
+}
+
+/**
+ * The ledger against the answers (README, "The ledger"): every admitted generation request that got a 200
+ * has its row; a row's status is the status its client got; a request answered with an error pays nothing.
+ * Returns one line per kind of problem, with its count and first case.
+ */
+export async function checkLedger(db: Kysely<Database>, answered: Map<string, AnsweredRequest>): Promise<string[]> {
+  const rows = await db.selectFrom('usage').select(['id', 'status', 'cost_micros', 'state']).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const problems = new Map<string, { count: number; first: string }>();
+  const add = (kind: string, request: AnsweredRequest, detail: string): void => {
+    const seen = problems.get(kind);
+    if (seen) seen.count++;
+    else problems.set(kind, { count: 1, first: `case ${request.index}, ${ROUTES[request.route].path}, ${detail}` });
+  };
+  for (const [id, request] of answered) {
+    const row = byId.get(id);
+    if (row === undefined) {
+      if (request.status === 200 && request.route !== 'count_tokens') add('ledger-row-missing', request, `200 with no usage row ${id}`);
+      continue;
+    }
+    if (row.status !== request.status) add('ledger-status-differs', request, `the client got ${request.status}, the row says ${row.status} (${row.state}, cost ${row.cost_micros})`);
+    if (request.status >= 400 && Number(row.cost_micros) > 0) add('billed-error', request, `the client got ${request.status} and paid ${row.cost_micros} micro-credits`);
+  }
+  return [...problems].map(([kind, { count, first }]) => `${kind}: ${count} request(s); first: ${first}`);
 }

@@ -17,7 +17,7 @@ export interface CaseFacts {
   body: 'json' | 'json-not-utf8' | 'not-json';
   /** The bytes sent, as sent, are not JSON text (what a 400 may echo). */
   sentBytesNotJson: boolean;
-  /** Sent or decoded, the body is over the limit. */
+  /** Sent or inflated, the body is over the limit. */
   overLimit: boolean;
   wire: 'spec' | 'openai' | 'invalid';
 }
@@ -30,12 +30,14 @@ export function factsOf(fuzzCase: FuzzCase, credentials: Credentials, bodyLimitB
   const encoding = (headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let decoded: Buffer | undefined = body;
   let undecodable = false;
+  let inflatesPastLimit = false;
   if (encoding === 'gzip') {
     try {
       decoded = gunzipSync(body, { maxOutputLength: bodyLimitBytes + 1 });
-    } catch {
+    } catch (error) {
       decoded = undefined;
-      undecodable = true;
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') inflatesPastLimit = true;
+      else undecodable = true;
     }
   } else if (encoding !== 'identity') {
     // The fuzzer sends only gzip bytes as encoded: any other encoding it names is a lie about plain bytes.
@@ -51,7 +53,7 @@ export function factsOf(fuzzCase: FuzzCase, credentials: Credentials, bodyLimitB
     undecodable,
     body: decoded === undefined ? 'not-json' : jsonKind(decoded),
     sentBytesNotJson: jsonKind(body) === 'not-json',
-    overLimit: body.length > bodyLimitBytes || (decoded !== undefined && decoded.length > bodyLimitBytes) || (encoding === 'gzip' && undecodable && isGzip(body)),
+    overLimit: body.length > bodyLimitBytes || inflatesPastLimit,
     wire: wireHeader === undefined || wireHeader === 'spec' ? 'spec' : wireHeader === 'openai' ? 'openai' : 'invalid',
   };
 }
@@ -71,9 +73,4 @@ function jsonKind(bytes: Buffer): CaseFacts['body'] {
     return 'not-json';
   }
   return utf8 ? 'json' : 'json-not-utf8';
-}
-
-/** gzip's magic bytes: a body that is gzip but failed to inflate within the limit is over it. */
-function isGzip(bytes: Buffer): boolean {
-  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { openStore } from '../store/store.js';
 import { runCampaign, type JudgedCase } from './campaign.js';
-import { checkBooks, checkCorpus, checkHealth } from './checks.js';
+import { checkBooks, checkCorpus, checkHealth, checkLedger } from './checks.js';
 import { createFuzzOrgs } from './fuzz-orgs.js';
 import { FUZZ_GATEWAY_YAML } from './gateway-config.js';
 import { startGatewayChild } from './gateway-process.js';
@@ -83,6 +83,7 @@ async function main(): Promise<number> {
     problems.push(...(await checkHealth(gateway.url)));
     const books = await checkBooks(store.db);
     problems.push(...books.problems);
+    problems.push(...(await checkLedger(store.db, result.answered)));
     problems.push(...(await checkCorpus(gateway.url, credentials)).map((problem) => `corpus after the run: ${problem}`));
 
     console.log(`\n${summaryLine(result)}`);

@@ -1,7 +1,7 @@
 // Mutations of single values: wrong types, missing fields, number literals at and past every bound,
 // odd strings, empty containers, and the stream switch.
 import type { Mutation } from '../fuzz-case.js';
-import { copyNode, field, isObject, locations, object, raw, removeAt, replaceAt, setField, valueAt, type JsonNode, type Location } from '../json-tree.js';
+import { copyNode, field, isObject, locations, object, raw, removeAt, replaceAt, setField, toText, valueAt, type JsonNode, type Location } from '../json-tree.js';
 import type { Prng } from '../prng.js';
 import type { RouteName } from '../routes.js';
 
@@ -142,6 +142,6 @@ export const streamSwitch: Mutation = {
     if (draft.route === 'chat' && rng.chance(0.5)) {
       setField(draft.tree, 'stream_options', rng.pick<JsonNode>([object([['include_usage', true]]), object([['include_usage', 'yes']]), object([['continuous_usage_stats', true]]), null, 'x']));
     }
-    return `stream=${JSON.stringify(value)}${field(draft.tree, 'stream_options') !== undefined ? ' with stream_options' : ''}`;
+    return `stream=${toText(value)}${field(draft.tree, 'stream_options') !== undefined ? ' with stream_options' : ''}`;
   },
 };

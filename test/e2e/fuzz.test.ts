@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../config/load.js';
 import { runCampaign, type CampaignResult } from '../../fuzz/campaign.js';
-import { checkBooks, checkCorpus, checkHealth } from '../../fuzz/checks.js';
+import { checkBooks, checkCorpus, checkHealth, checkLedger } from '../../fuzz/checks.js';
 import type { Credentials } from '../../fuzz/fuzz-case.js';
 import { createFuzzOrgs } from '../../fuzz/fuzz-orgs.js';
 import { FUZZ_GATEWAY_YAML } from '../../fuzz/gateway-config.js';
@@ -74,4 +74,8 @@ t.test('after the run the books balance exactly for every organization, with no 
   const books = await checkBooks(store.db);
   t.equal(books.audits.length, 3, 'the three fuzz organizations');
   t.same(books.problems, []);
+});
+
+t.test('every answered generation request has its ledger row, with the status its client got, and an error costs nothing', async (t) => {
+  t.same(await checkLedger(store.db, result.answered), []);
 });

@@ -47,8 +47,8 @@ export class Sender {
     if (outcome.reusedSocket && outcome.error !== undefined && outcome.answer === undefined && /ECONNRESET|EPIPE|socket hang up/.test(outcome.error)) {
       outcome = await this.#attempt(spec, false);
     }
-    const { answer, error } = outcome;
-    return { ...(answer !== undefined ? { answer } : {}), ...(error !== undefined ? { error } : {}), ms: performance.now() - started };
+    const { reusedSocket: _, ...answered } = outcome;
+    return { ...answered, ms: performance.now() - started };
   }
 
   /** GET a path (e.g. /health) on a fresh connection. */

@@ -44,7 +44,7 @@ export function judge(fuzzCase: FuzzCase, facts: CaseFacts, outcome: Outcome): F
     if (facts.overLimit) fail('served-over-limit', `${status} for a body over the limit (sent or inflated)`);
     else if (facts.undecodable) fail('served-undecodable-content-encoding', `${status} for content-encoding ${fuzzCase.headers['content-encoding']} on bytes that do not decode so`);
     else if (facts.body === 'not-json') fail('served-malformed-json', `${status} for a body that is not JSON`);
-    if (facts.body === 'json-not-utf8') note('served-invalid-utf8', `${status} for a JSON body that is not UTF-8`);
+    if (facts.body === 'json-not-utf8') fail('served-invalid-utf8', `${status} for a JSON body that is not UTF-8 (RFC 8259; the gateway refuses it)`);
     if (facts.wire === 'invalid') fail('served-invalid-wire', `${status} for x-gateway-wire ${JSON.stringify(fuzzCase.headers['x-gateway-wire'])}`);
     checkSuccess(route, facts, answer, fail, note);
   } else if (status >= 400) {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 // Reading a request's JSON body within the input limits: media type, content coding, size, time, nesting depth.
 import type { IncomingMessage } from 'node:http';
 import { contentCodingOf, decodeBody } from './content-coding.js';
@@ -77,6 +78,8 @@ function takeBuffered(req: IncomingMessage, maxBytes: number): Buffer {
 
 function parseJson(bytes: Buffer): unknown {
   if (bytes.length === 0) throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'The request body is empty; send a JSON object.');
+  // JSON is UTF-8 (RFC 8259): invalid bytes would otherwise become U+FFFD and reach the model silently.
+  if (!isUtf8(bytes)) throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'The request body is not valid UTF-8; JSON must be encoded in UTF-8.');
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (error) {

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { ErrorRenderer } from './dialect.js';
 import { GatewayError } from './errors.js';
 import { printable } from './printable.js';
+import { nextRequestId } from './request-id.js';
 
 /** What Node's 'clientError' event carries: the parser's code (`HPE_…`) and the bytes it choked on. */
 interface ClientError extends Error {
@@ -15,6 +16,8 @@ const REQUEST_LINE = /^[A-Z]+ (\/[^ ?\r\n]*)/;
 
 /** What was answered, for the log line. */
 export interface ClientErrorAnswer {
+  /** The id the answer carries in `x-request-id`, as every response does. */
+  requestId: string;
   path: string;
   status: number;
   error: GatewayError;
@@ -37,10 +40,11 @@ export function answerClientError(error: ClientError, socket: Duplex, errorsFor:
   const refusal = gatewayErrorOf(error, headersTimeoutMs);
   const rendered = errorsFor(path).renderError(refusal);
   const body = JSON.stringify(rendered.body);
-  const head = `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  const requestId = nextRequestId();
+  const head = `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n`;
   socket.end(head + body, () => socket.destroy());
   // A request whose headers were read (a bad chunk in its body) is logged by its own handler, as aborted.
-  return inFlight == null ? { path, status: rendered.status, error: refusal } : undefined;
+  return inFlight == null ? { requestId, path, status: rendered.status, error: refusal } : undefined;
 }
 
 function gatewayErrorOf(error: ClientError, headersTimeoutMs: number): GatewayError {

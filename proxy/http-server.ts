@@ -5,7 +5,6 @@ import type { ConnectionCap } from './connection-cap.js';
 import { answerClientError } from './client-error.js';
 import { checkEveryMs } from './deadlines.js';
 import type { ErrorRenderer } from './dialect.js';
-import { nextRequestId } from './request-id.js';
 
 export interface HttpServerOptions {
   /** A request's headers must arrive within this time of its first byte (408). */
@@ -29,7 +28,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   server.on('clientError', (error: Error, socket) => {
     const answer = answerClientError(error, socket, options.errorsFor, options.headersTimeoutMs);
     // A request the parser refused gets its log line too (no method: Node does not give one).
-    if (answer !== undefined) options.log.info({ requestId: nextRequestId(), path: answer.path === '' ? undefined : answer.path, status: answer.status, error: answer.error.code }, 'request');
+    if (answer !== undefined) options.log.info({ requestId: answer.requestId, path: answer.path === '' ? undefined : answer.path, status: answer.status, error: answer.error.code }, 'request');
   });
   options.connectionCap.attach(server);
   return server;

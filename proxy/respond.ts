@@ -57,8 +57,10 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     quiet = true;
   }, pingIntervalMs);
   let failure: GatewayError | undefined;
+  let reading = false;
   try {
     write(encoder.start());
+    reading = true;
     for await (const event of events) {
       write(encoder.event(event));
       if (res.writableNeedDrain) await once(res, 'drain', { signal });
@@ -68,10 +70,22 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     if (signal.aborted) return undefined;
     failure = asGatewayError(error);
     write(encoder.error(failure));
+    // The encoder failed before the events were read: a stream never started runs none of the plugins'
+    // `finally` (the meter's settlement, the rate limiter's output charge) and leaves the upstream open,
+    // so it is read to its end, unseen.
+    if (!reading) await discard(events);
   } finally {
     clearInterval(pinger);
   }
   flush();
   res.end();
   return failure;
+}
+
+async function discard(events: EventStream): Promise<void> {
+  try {
+    for await (const event of events) void event;
+  } catch {
+    // Its failure is the plugins' to record; the client already has its error event.
+  }
 }

@@ -29,7 +29,7 @@ t.test('a connection that sends nothing is closed after the headers timeout', { 
   t.pass('closed');
 });
 
-t.test('regression: headers over the size limit get a 431 with a JSON body, in the message shape under /v1/messages', { timeout: BOUND_MS }, async (t) => {
+t.test('regression: headers over the size limit get a 431 with a JSON body and an x-request-id, in the message shape under /v1/messages', { timeout: BOUND_MS }, async (t) => {
   for (const [path, shape] of [['/v1/messages', 'messages'], ['/v1/chat/completions', 'chat']] as const) {
     const connection = await RawConnection.open(stack.gateway.url);
     connection.write(`POST ${path} HTTP/1.1\r\nhost: x\r\nx-padding: ${'a'.repeat(20_000)}\r\n\r\n`);
@@ -41,6 +41,7 @@ t.test('regression: headers over the size limit get a 431 with a JSON body, in t
     await connection.closed;
     const logged = stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request' && line.status === 431 && line.path === path);
     t.equal(logged.length, 1, `${path}: one request line`);
+    t.equal(answer.headers['x-request-id'], logged[0]?.requestId, `${path}: the answer carries the logged request id`);
   }
 });
 

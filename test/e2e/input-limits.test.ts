@@ -153,9 +153,19 @@ t.test('regression: the message of a body that is not JSON never carries raw bin
       const answer = await post(path, body);
       t.equal(answer.status, 400, path);
       const message = errorOf(t, path, answer).message;
-      t.match(message, /not valid JSON/);
+      t.match(message, /not valid (JSON|UTF-8)/);
       t.match(message, /^[\x20-\x7e]*$/, `${path}: printable ASCII only: ${JSON.stringify(message)}`);
     }
+  }
+});
+
+t.test('regression: JSON with invalid UTF-8 inside a string was served, its bytes turned into U+FFFD for the model', async (t) => {
+  for (const path of [CHAT, MESSAGES, COUNT, RESPONSES]) {
+    // 'echo: hi' with the byte 0xFF, never valid in UTF-8, in place of the space.
+    const [before, after] = JSON.stringify(helloFor(path)).split(' ');
+    const answer = await post(path, Buffer.concat([Buffer.from(before!), Buffer.from([0xff]), Buffer.from(after!)]));
+    t.equal(answer.status, 400, path);
+    t.match(errorOf(t, path, answer).message, /not valid UTF-8/, path);
   }
 });
 

@@ -123,3 +123,8 @@ t.test('developer messages reach the model as system messages (open models\' tem
 t.test('a tool_choice without tools is dropped, not sent to an upstream that refuses it', async (t) => {
   t.notOk('tool_choice' in decode({ ...valid, tool_choice: 'auto' }));
 });
+
+t.test('regression: "stop": null on chat gave 500 (a null field is one not set: the canonical request has no top-level nulls)', async (t) => {
+  const decoded = decode({ ...valid, stop: null, temperature: null, max_tokens: null, max_completion_tokens: 9 });
+  t.same(decoded, { ...valid, max_tokens: 9 });
+});

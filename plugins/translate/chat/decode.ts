@@ -26,6 +26,8 @@ function canonical(request: ChatRequest & { max_completion_tokens?: number | nul
   checkToolChoice(request);
   const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
   if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
+  // OpenAI reads a null field as one not set; so does everything after the decoder (no top-level nulls).
+  for (const field of Object.keys(canonical)) if (canonical[field] === null) delete canonical[field];
   // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.
   if (canonical.tools === undefined || canonical.tools.length === 0) delete canonical.tool_choice;
   // Open models' chat templates know `system`, not OpenAI's `developer` (Qwen3's drops it silently).

@@ -21,6 +21,7 @@ type Json = Record<string, unknown>;
 type Report = (kind: string, detail: string) => void;
 
 /** Characters a message should not carry: C0 controls (bar tab and newlines), DEL, and U+FFFD. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const BINARY_ECHO = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 
 export function judge(fuzzCase: FuzzCase, facts: CaseFacts, outcome: Outcome): Finding[] {

@@ -3,8 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import schema from '../schemas/config.schema.json' with { type: 'json' };
 import { ajv, paramOf } from '../proxy/validator.js';
+import { configSchema } from './schema.js';
 import type { GatewayConfig } from './types.js';
 
 /** A config that cannot be used; the message names the file, the line and the key. */
@@ -26,7 +26,7 @@ interface Source {
   lines: LineCounter;
 }
 
-const validateConfig = ajv.compile<GatewayConfig>(schema);
+const validateConfig = ajv.compile(configSchema);
 
 /** The embedded defaults, then the config file over them, then GATEWAY_* variables over both; validated. */
 export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

@@ -1,4 +1,4 @@
-// The shape of the config file; schemas/config.schema.json is the authority that checks it.
+// The shape of the config file; config/schema.ts is its JSON Schema, typed by these interfaces so the two agree.
 import type { JsonObject } from '../proxy/canonical.js';
 import type { WireProfile } from '../proxy/dialect.js';
 import type { UpstreamFlavor } from '../proxy/upstream/request-fields.js';

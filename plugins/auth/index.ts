@@ -2,6 +2,8 @@
 // Keys are looked up by their SHA-256 through a cache whose entries live at most `cache_ttl_ms`, so a
 // revocation takes effect within that time on every gateway node sharing the store, and at once where
 // it is announced on the revocation bus (this node, or every node with Redis).
+import type { JSONSchemaType } from 'ajv';
+import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { Plugin, PluginModule } from '../../proxy/plugin.js';
@@ -19,10 +21,10 @@ interface AuthOptions {
   cache_ttl_ms?: number;
 }
 
-export const optionsSchema = {
+export const optionsSchema: JSONSchemaType<AuthOptions> = {
   type: 'object',
   additionalProperties: false,
-  properties: { cache_ttl_ms: { type: 'integer', minimum: 0, maximum: 5000 } },
+  properties: { cache_ttl_ms: optional({ type: 'integer', minimum: 0, maximum: 5000 }) },
 };
 
 export const authPlugin: PluginModule = {

@@ -3,6 +3,8 @@
 // zero or below; at the end it settles the hold against the real cost, in the same transaction as the
 // ledger row (request-meter.ts says when). count_tokens never reaches `handle`, so it never gets 402.
 // A hold that no process settles (the process was killed mid-request) is released by a periodic sweep.
+import type { JSONSchemaType } from 'ajv';
+import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
@@ -25,16 +27,16 @@ interface MeterOptions {
   sweep_interval_ms?: number;
 }
 
-export const optionsSchema = {
+export const optionsSchema: JSONSchemaType<MeterOptions> = {
   type: 'object',
   additionalProperties: false,
   properties: {
     /** Output tokens the hold assumes when a request sets no max_tokens (chat's default is unlimited). */
-    default_hold_output_tokens: { type: 'integer', minimum: 0 },
+    default_hold_output_tokens: optional({ type: 'integer', minimum: 0 }),
     /** A hold older than this with no settlement is an orphan: refunded and marked 'released'. */
-    orphan_hold_ms: { type: 'integer', minimum: 1 },
+    orphan_hold_ms: optional({ type: 'integer', minimum: 1 }),
     /** How often the sweep looks for orphans (it also runs once at start). */
-    sweep_interval_ms: { type: 'integer', minimum: 10 },
+    sweep_interval_ms: optional({ type: 'integer', minimum: 10 }),
   },
 };
 

@@ -4,6 +4,8 @@
 // upstream works; the usage it reports is then split into cache reads, cache writes per TTL and
 // plain input, and the marked prefixes are written back (or refreshed). Without marks, or without a
 // caller (no auth plugin), the upstream's usage passes unchanged: its own cached tokens stay reads.
+import type { JSONSchemaType } from 'ajv';
+import { optional } from '../../config/optional-key.js';
 import type { CanonicalEvent, ChatUsage } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Plugin, PluginModule } from '../../proxy/plugin.js';
@@ -21,13 +23,13 @@ interface PromptCacheOptions {
   max_entries?: number;
 }
 
-export const optionsSchema = {
+export const optionsSchema: JSONSchemaType<PromptCacheOptions> = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    ttl_5m_ms: { type: 'integer', minimum: 1 },
-    ttl_1h_ms: { type: 'integer', minimum: 1 },
-    max_entries: { type: 'integer', minimum: 1 },
+    ttl_5m_ms: optional({ type: 'integer', minimum: 1 }),
+    ttl_1h_ms: optional({ type: 'integer', minimum: 1 }),
+    max_entries: optional({ type: 'integer', minimum: 1 }),
   },
 };
 

@@ -1,7 +1,9 @@
 // The ratelimit plugin: per-organization limits by tier (spec §8), after `auth` in the chain. Options:
 // `backend` (auto: Redis when `redis.url` is set, else in-process; memory; redis) and `tier_cache_ms`
 // (how long a node trusts an organization's tier, so that requests cost no store read).
+import type { JSONSchemaType } from 'ajv';
 import { ConfigError } from '../../config/load.js';
+import { optional } from '../../config/optional-key.js';
 import { tiersOf } from '../../limits/tiers.js';
 import type { Plugin, PluginContext, PluginModule } from '../../proxy/plugin.js';
 import { RateLimitHeaders } from './headers.js';
@@ -16,12 +18,12 @@ interface RateLimitOptions {
   tier_cache_ms?: number;
 }
 
-export const optionsSchema = {
+export const optionsSchema: JSONSchemaType<RateLimitOptions> = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    backend: { enum: ['auto', 'memory', 'redis'] },
-    tier_cache_ms: { type: 'integer', minimum: 0, maximum: 10000 },
+    backend: optional({ type: 'string', enum: ['auto', 'memory', 'redis'] }),
+    tier_cache_ms: optional({ type: 'integer', minimum: 0, maximum: 10000 }),
   },
 };
 

@@ -4,6 +4,8 @@
 // the one client request (search-loop.ts), and the dialects render the searches and the citations.
 // Replayed search results are verified and restored as context (replay.ts). Executed searches are
 // counted in `exchange.locals.searches` for the meter (errored ones are not).
+import type { JSONSchemaType } from 'ajv';
+import { optional } from '../../config/optional-key.js';
 import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../proxy/canonical.js';
 import type { Plugin, PluginModule } from '../../proxy/plugin.js';
 import { offerSearch } from './offer.js';
@@ -29,19 +31,19 @@ export interface SearchPluginOptions extends SearchProviderOptions {
   context_sizes?: Partial<Record<SearchContextSize, Partial<ContextSize>>>;
 }
 
-const contextSize = {
+const contextSize: JSONSchemaType<Partial<ContextSize>> = {
   type: 'object',
   additionalProperties: false,
-  properties: { results: { type: 'integer', minimum: 1, maximum: 50 }, chars: { type: 'integer', minimum: 500, maximum: 200_000 } },
+  properties: { results: optional({ type: 'integer', minimum: 1, maximum: 50 }), chars: optional({ type: 'integer', minimum: 500, maximum: 200_000 }) },
 };
 
-export const optionsSchema = {
+export const optionsSchema: JSONSchemaType<SearchPluginOptions> = {
   type: 'object',
   additionalProperties: false,
   properties: {
     ...searchProviderOptionsSchema.properties,
-    secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-    context_sizes: { type: 'object', additionalProperties: false, properties: { low: contextSize, medium: contextSize, high: contextSize } },
+    secret_env: optional({ type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    context_sizes: optional({ type: 'object', additionalProperties: false, properties: { low: optional(contextSize), medium: optional(contextSize), high: optional(contextSize) } }),
   },
 };
 

@@ -65,6 +65,13 @@ t.test('an invalid value is refused with the file, the line and the key', async 
   t.equal(configError(() => loadConfig(path, {})), `${path}:3: key 'server.port' must be <= 65535`);
 });
 
+t.test('an optional key left empty (null in YAML) is refused, not taken as unset', async (t) => {
+  const path = file('empty-optional.yaml', 'redis:\n  url:\n');
+  t.equal(configError(() => loadConfig(path, {})), `${path}:2: key 'redis.url' must be string`);
+  const plugins = file('empty-option.yaml', 'plugins:\n  - name: auth\n    options: { cache_ttl_ms: null }\n');
+  await t.rejects(loadPlugins(loadConfig(plugins, {}), builtinPlugins, context), new ConfigError(`${plugins}:2: plugin options key 'cache_ttl_ms' must be integer`));
+});
+
 t.test('an unknown key is refused with its line', async (t) => {
   const path = file('unknown.yaml', 'upstream:\n  urls: []\n  retrys: 3\n');
   t.equal(configError(() => loadConfig(path, {})), `${path}:3: unknown key 'upstream.retrys'`);

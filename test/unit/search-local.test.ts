@@ -1,16 +1,13 @@
 // The embedded default search provider: the local full-text index over a folder of Markdown documents.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { packageRoot } from '../../config/load.js';
 import { DEMO_CORPUS_DIR, loadCorpus } from '../../plugins/search/providers/corpus.js';
 import { createSearchProvider, type SearchProvider, type SearchQuery } from '../../plugins/search/providers/index.js';
 import { bestPassages, CONTENT_LIMIT } from '../../plugins/search/providers/local.js';
 
-const run = promisify(execFile);
 const root = packageRoot();
 let demo: SearchProvider;
 t.before(async () => {
@@ -127,23 +124,4 @@ t.test('every demo document loads from the source tree, on several domains', asy
   t.ok(documents.length >= 20);
   t.ok(new Set(documents.map((document) => new URL(document.url).hostname)).size >= 5);
   t.ok(documents.every((document) => document.date !== undefined && document.text.length > 100));
-});
-
-t.test('the demo corpus is found from the build too (dist/, plain node, no TypeScript loader)', async (t) => {
-  const outDir = mkdtempSync(join(root, 'dist', '.search-test-'));
-  t.teardown(() => rmSync(outDir, { recursive: true, force: true }));
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const source = join(root, 'plugins', 'search', 'providers', 'index.ts');
-  await run(process.execPath, [tsc, '--outDir', outDir, '--rootDir', root, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--resolveJsonModule', '--skipLibCheck', '--types', 'node', source], { cwd: root });
-  const script = `
-    import { createSearchProvider } from ${JSON.stringify(join(outDir, 'plugins', 'search', 'providers', 'index.js'))};
-    const provider = await createSearchProvider({}, { resolvePath: (path) => path });
-    const results = await provider.search({ query: 'weather in Lisbon', maxResults: 1, signal: new AbortController().signal });
-    console.log(results[0].url);`;
-  const file = join(outDir, 'check.mjs');
-  writeFileSync(file, script);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const { stdout } = await run(process.execPath, [file], { cwd: tmpdir(), env });
-  t.equal(stdout.trim(), 'https://weather.example/forecast/lisbon');
 });

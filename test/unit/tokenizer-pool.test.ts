@@ -1,20 +1,13 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { packageRoot } from '../../config/load.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { InProcessCounter } from '../../tokenizer/in-process-counter.js';
 import { LocalModel } from '../../tokenizer/local-model.js';
 import type { PromptModel } from '../../tokenizer/prompt-model.js';
 import { resolveModelFiles } from '../../tokenizer/model-files.js';
-import { TiktokenModel } from '../../tokenizer/tiktoken-model.js';
 import { createTokenCounter } from '../../tokenizer/token-counter.js';
 import { REQUESTS, SERVED_MODEL, tokenizerConfig } from './tokenizer-requests.js';
 
-const run = promisify(execFile);
 const context = { upstreamUrls: [], servedModel: SERVED_MODEL };
 const inline = await createTokenCounter(tokenizerConfig({ workers: 0 }), context);
 // Threshold 0: every conversation goes to the pool.
@@ -179,26 +172,4 @@ t.test('tiktoken counts in the pool as inline', async (t) => {
   for (const name of ['tool calls and results', 'multilingual', 'long']) {
     t.equal(await tiktokenPool.count(REQUESTS[name]!), await tiktokenInline.count(REQUESTS[name]!), name);
   }
-});
-
-t.test('the worker file is found from the build too (dist/, plain node, no TypeScript loader)', async (t) => {
-  const root = packageRoot();
-  const outDir = mkdtempSync(join(root, 'dist', '.tokenizer-test-'));
-  t.teardown(() => rmSync(outDir, { recursive: true, force: true }));
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const sources = ['worker-pool.ts', 'count-worker.ts'].map((name) => join(root, 'tokenizer', name));
-  await run(process.execPath, [tsc, '--outDir', outDir, '--rootDir', root, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', ...sources], { cwd: root });
-  const request = REQUESTS['tool calls and results']!;
-  const script = `
-    import { WorkerPool } from ${JSON.stringify(join(outDir, 'tokenizer', 'worker-pool.js'))};
-    const pool = await WorkerPool.start({ kind: 'tiktoken', encoding: 'gpt2' }, 1);
-    console.log(await pool.count(${JSON.stringify(JSON.stringify({ messages: request.messages, tools: request.tools }))}));
-    await pool.close();`;
-  const file = join(outDir, 'check.mjs');
-  writeFileSync(file, script);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const { stdout } = await run(process.execPath, [file], { cwd: root, env });
-  const gpt2 = await TiktokenModel.load('gpt2');
-  t.equal(Number(stdout.trim()), gpt2.count({ messages: request.messages, tools: request.tools ?? null }));
 });

@@ -1,5 +1,7 @@
 // The search providers' options as the search plugin takes them from the config, and their JSON Schema
 // (checked once, when the config loads). Defaults live in the code, not in the schema.
+import type { JSONSchemaType } from 'ajv';
+import { optional } from '../../../config/optional-key.js';
 
 export type ProviderName = 'local' | 'searxng' | 'brave' | 'tavily';
 
@@ -14,7 +16,7 @@ export interface SearchProviderOptions {
   };
   searxng?: {
     /** The instance's base URL (JSON output enabled in its settings.yml). */
-    url?: string;
+    url: string;
     /** SearxNG's `language` parameter, e.g. `en-US` or `all`; default: the instance's. */
     language?: string;
   };
@@ -38,36 +40,39 @@ export interface SearchProviderOptions {
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
-const httpUrl = { type: 'string', pattern: '^https?://[^\\s]+$' };
-const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+const httpUrl: JSONSchemaType<string> = { type: 'string', pattern: '^https?://[^\\s]+$' };
+const envName: JSONSchemaType<string> = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
 
-/** The JSON Schema of SearchProviderOptions; the search plugin embeds it (e.g. by spreading its `properties`). */
+/**
+ * The JSON Schema of SearchProviderOptions; the search plugin embeds it (by spreading its `properties`,
+ * which `satisfies` keeps typed key by key).
+ */
 export const searchProviderOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    provider: { enum: ['local', 'searxng', 'brave', 'tavily'] },
-    timeout_ms: { type: 'integer', minimum: 100, maximum: 120_000 },
-    local: {
+    provider: optional({ type: 'string', enum: ['local', 'searxng', 'brave', 'tavily'] }),
+    timeout_ms: optional({ type: 'integer', minimum: 100, maximum: 120_000 }),
+    local: optional({
       type: 'object',
       additionalProperties: false,
-      properties: { corpus: { type: 'string', minLength: 1 } },
-    },
-    searxng: {
+      properties: { corpus: optional({ type: 'string', minLength: 1 }) },
+    }),
+    searxng: optional({
       type: 'object',
       additionalProperties: false,
       required: ['url'],
-      properties: { url: httpUrl, language: { type: 'string', minLength: 1 } },
-    },
-    brave: {
+      properties: { url: httpUrl, language: optional({ type: 'string', minLength: 1 }) },
+    }),
+    brave: optional({
       type: 'object',
       additionalProperties: false,
-      properties: { url: httpUrl, api_key_env: envName, extra_snippets: { type: 'boolean' } },
-    },
-    tavily: {
+      properties: { url: optional(httpUrl), api_key_env: optional(envName), extra_snippets: optional({ type: 'boolean' }) },
+    }),
+    tavily: optional({
       type: 'object',
       additionalProperties: false,
-      properties: { url: httpUrl, api_key_env: envName, search_depth: { enum: ['basic', 'advanced'] } },
-    },
+      properties: { url: optional(httpUrl), api_key_env: optional(envName), search_depth: optional({ type: 'string', enum: ['basic', 'advanced'] }) },
+    }),
   },
-} as const;
+} satisfies JSONSchemaType<SearchProviderOptions>;

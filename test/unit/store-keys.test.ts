@@ -108,10 +108,13 @@ t.test('a revoked key stays revoked', async (t) => {
 
 t.test('touch is coalesced: last-used times are written in one batch, not once per request', async (t) => {
   const updates: string[] = [];
+  let committed: () => void = () => {};
   const store = await storeWithOrg(t, {
     touchFlushMs: 100,
     log: (event) => {
-      if (event.level === 'query' && /^update "api_keys" set "last_used_at"/.test(event.query.sql)) updates.push(event.query.sql);
+      if (event.level !== 'query') return;
+      if (/^update "api_keys" set "last_used_at"/.test(event.query.sql)) updates.push(event.query.sql);
+      if (event.query.sql === 'commit') committed();
     },
   });
   const a = (await store.keys.create('acme', 'a')).record;
@@ -128,7 +131,11 @@ t.test('touch is coalesced: last-used times are written in one batch, not once p
   const onDisk = (id: string): unknown => (reader.prepare('select last_used_at from api_keys where id = ?').get(id) as { last_used_at: unknown }).last_used_at;
   t.equal(onDisk(a.id), null, 'not on disk before the flush');
 
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The flush's timer, then its transaction's commit: the batch is on disk. That timer never holds the
+  // process open (a server does): this test's own handle does, meanwhile.
+  const open = setInterval(() => {}, 1000);
+  await new Promise<void>((resolve) => (committed = resolve));
+  clearInterval(open);
   t.equal(updates.length, 2, 'one update per key, once');
   t.equal(store.keys.pendingTouches, 0);
   t.equal(onDisk(a.id), base + 999, 'the latest use of a');

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from '../../store/api-key.js';
 import type { CreatedApiKey } from '../../store/keys.js';
 import { openStore, type Store, type StoreOptions } from '../../store/store.js';
+import { heldOpen } from '../helpers/held-open.js';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gateway-store-'));
@@ -131,11 +132,8 @@ t.test('touch is coalesced: last-used times are written in one batch, not once p
   const onDisk = (id: string): unknown => (reader.prepare('select last_used_at from api_keys where id = ?').get(id) as { last_used_at: unknown }).last_used_at;
   t.equal(onDisk(a.id), null, 'not on disk before the flush');
 
-  // The flush's timer, then its transaction's commit: the batch is on disk. That timer never holds the
-  // process open (a server does): this test's own handle does, meanwhile.
-  const open = setInterval(() => {}, 1000);
-  await new Promise<void>((resolve) => (committed = resolve));
-  clearInterval(open);
+  // The flush's timer, then its transaction's commit: the batch is on disk.
+  await heldOpen(new Promise<void>((resolve) => (committed = resolve)));
   t.equal(updates.length, 2, 'one update per key, once');
   t.equal(store.keys.pendingTouches, 0);
   t.equal(onDisk(a.id), base + 999, 'the latest use of a');

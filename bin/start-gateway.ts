@@ -45,6 +45,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Where logs go (stdout by default). */
   logDestination?: DestinationStream;
+  /** The plugins' clock (Unix ms); Date.now by default (tests give one they move). */
+  now?: () => number;
 }
 
 export async function startGateway(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningGateway> {
@@ -86,7 +88,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const dataDir = dataDirOf(loaded);
   const services = await openServices(config, dataDir, log);
-  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier, countTokens: (request, signal) => counter.count(request, signal) });
+  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier, countTokens: (request, signal) => counter.count(request, signal), now: options.now ?? Date.now });
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
     fields: upstreamFields(config.upstream.flavor, config.upstream.extra_fields),

@@ -49,6 +49,8 @@ export interface PluginContext {
   readonly notifier: LimitNotifier;
   /** The gateway's token counter (the one count_tokens uses): a canonical request's prompt tokens, exactly as the upstream will count them. */
   countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
+  /** The clock (Unix ms) that plugins' caches expire by: Date.now, or a test's own. */
+  readonly now: () => number;
 }
 
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */

@@ -44,6 +44,8 @@ export interface RunningSim {
   url: string;
   port: number;
   stats(): SimStats;
+  /** The stats once `holds` is true of them, checked now and whenever a chat request starts or ends. */
+  until(holds: (stats: SimStats) => boolean): Promise<SimStats>;
   /** The last 100 requests received, oldest first. */
   requests(): RecordedRequest[];
   /** true: stop listening (new connections get ECONNREFUSED); false: listen again on the same port. */
@@ -162,6 +164,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     url,
     port,
     stats: () => stats.snapshot(),
+    until: (holds) => stats.until(holds),
     requests: () => log.list(),
     async setRefusing(next: boolean): Promise<void> {
       if (next === refusing) return;

@@ -20,6 +20,8 @@ export class StatsCounter {
   private closedBytes = 0;
   /** Responses in flight, with their socket's byte count when they started (sockets are reused). */
   private readonly active = new Map<ServerResponse, { socket: Socket | null; start: number }>();
+  /** Callers of until() whose condition has not held yet. */
+  private readonly waiting = new Set<{ holds: (stats: SimStats) => boolean; resolve: (stats: SimStats) => void }>();
 
   /** Counts a request and, when its response closes, how it ended. */
   track(res: ServerResponse): void {
@@ -30,7 +32,9 @@ export class StatsCounter {
       this.active.delete(res);
       if (res.writableFinished) this.completed++;
       else this.aborted++;
+      this.changed();
     });
+    this.changed();
   }
 
   snapshot(): SimStats {
@@ -38,6 +42,23 @@ export class StatsCounter {
     let bytesSent = this.closedBytes;
     for (const res of this.active.keys()) bytesSent += this.sentBy(res);
     return { requests, completed, aborted, inFlight: requests - completed - aborted, bytesSent };
+  }
+
+  /** The stats once `holds` is true of them: now, or when a request next starts or ends and it then is. */
+  until(holds: (stats: SimStats) => boolean): Promise<SimStats> {
+    const now = this.snapshot();
+    if (holds(now)) return Promise.resolve(now);
+    return new Promise((resolve) => this.waiting.add({ holds, resolve }));
+  }
+
+  private changed(): void {
+    if (this.waiting.size === 0) return;
+    const now = this.snapshot();
+    for (const waiter of this.waiting) {
+      if (!waiter.holds(now)) continue;
+      this.waiting.delete(waiter);
+      waiter.resolve(now);
+    }
   }
 
   private sentBy(res: ServerResponse): number {

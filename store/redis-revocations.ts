@@ -30,7 +30,9 @@ export class RedisRevocationBus extends LocalRevocationBus {
       client.on('error', (error: Error) => this.log?.warn({ err: error.message }, 'redis: revocation channel error (reconnecting)'));
     }
     this.subscriber.on('message', (channel: string, keyId: string) => {
-      if (channel === this.channel) this.deliver(keyId);
+      if (channel !== this.channel) return;
+      this.deliver(keyId);
+      this.log?.debug({ keyId }, "redis: revocation heard and delivered to this node's listeners");
     });
   }
 

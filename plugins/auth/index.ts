@@ -38,7 +38,7 @@ export const authPlugin: PluginModule = {
     });
 
     const lookup = async (hash: string): Promise<ApiKeyRecord | undefined> => {
-      const now = Date.now();
+      const now = context.now();
       const hit = cache.get(hash);
       if (hit !== undefined && hit.until > now) return hit.record;
       const record = await store.keys.findByHash(hash);

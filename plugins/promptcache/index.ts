@@ -40,7 +40,7 @@ export const promptCachePlugin: PluginModule = {
     const countTokens = context.countTokens;
     if (countTokens === undefined) throw new Error('the promptcache plugin needs the gateway token counter (context.countTokens)');
     const redis = context.redis();
-    const registry = redis !== undefined ? new RedisRegistry(redis, context.config.redis.key_prefix ?? 'gateway:') : new MemoryRegistry(max_entries !== undefined ? { maxEntries: max_entries } : {});
+    const registry = redis !== undefined ? new RedisRegistry(redis, context.config.redis.key_prefix ?? 'gateway:', context.now) : new MemoryRegistry({ now: context.now, ...(max_entries !== undefined ? { maxEntries: max_entries } : {}) });
     const cache = new PromptCache({ registry, ttlMs: { '5m': ttl_5m_ms, '1h': ttl_1h_ms }, countTokens });
     return {
       name: 'promptcache',
@@ -54,14 +54,14 @@ export const promptCachePlugin: PluginModule = {
           if (!exchange.signal.aborted) exchange.log.warn({ err: (error as Error).message }, 'promptcache: no cache accounting for this request');
           return undefined;
         });
-        return accounted(await next(), planning, cache, exchange);
+        return accounted(await next(), planning, cache, exchange, context.now);
       },
     };
   },
 };
 
 /** The events with every usage split by the plan; the plan's prefixes are written back at the first usage. */
-async function* accounted(events: EventStream, planning: Promise<CachePlan | undefined>, cache: PromptCache, exchange: Exchange): EventStream {
+async function* accounted(events: EventStream, planning: Promise<CachePlan | undefined>, cache: PromptCache, exchange: Exchange, now: () => number): EventStream {
   let plan: CachePlan | undefined;
   let planned = false;
   for await (const event of events) {
@@ -74,7 +74,7 @@ async function* accounted(events: EventStream, planning: Promise<CachePlan | und
       planned = true;
       plan = await planning;
       if (plan !== undefined) {
-        cache.registry.register(plan.orgId, plan.entries(Date.now())).catch((error: unknown) => exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'));
+        cache.registry.register(plan.orgId, plan.entries(now())).catch((error: unknown) => exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'));
       }
     }
     if (plan === undefined) {

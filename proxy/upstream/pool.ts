@@ -17,6 +17,8 @@ export interface UpstreamPoolOptions {
   unhealthyMs: number;
   /** Longest wait for a free connection of a replica; then 503 upstream_overloaded. */
   queueTimeoutMs: number;
+  /** The clock (Unix ms) replicas' cool-downs run on; Date.now by default. */
+  now?: () => number;
 }
 
 /** Errors that mean the request never reached a working server, so trying again is safe. */
@@ -31,11 +33,13 @@ const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHO
 export class UpstreamPool {
   readonly replicas: Replica[];
   readonly #options: UpstreamPoolOptions;
+  readonly #now: () => number;
   #turn = 0;
 
   constructor(options: UpstreamPoolOptions) {
     if (options.urls.length === 0) throw new Error('the upstream pool needs at least one URL');
     this.#options = options;
+    this.#now = options.now ?? Date.now;
     this.replicas = options.urls.map((url) => new Replica(url, options));
   }
 
@@ -72,11 +76,11 @@ export class UpstreamPool {
         if (init.signal.aborted || error instanceof GatewayError) throw error;
         const code = errorCode(error);
         if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-          replica.markFailure(Date.now());
+          replica.markFailure(this.#now());
           throw new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', 'The upstream did not answer in time.');
         }
         if (!CONNECTION_FAILURES.has(code)) throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The upstream request failed.');
-        replica.markFailure(Date.now());
+        replica.markFailure(this.#now());
         if (attempt >= this.#options.retries) {
           throw new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.');
         }
@@ -85,7 +89,7 @@ export class UpstreamPool {
       } finally {
         clearTimeout(queueTimer);
       }
-      if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504) replica.markFailure(Date.now());
+      if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504) replica.markFailure(this.#now());
       else replica.markSuccess();
       return response;
     }
@@ -97,7 +101,7 @@ export class UpstreamPool {
 
   /** Healthy replica with the fewest requests in flight (ties rotate); if none is healthy, the one back soonest. */
   #pick(): Replica {
-    const now = Date.now();
+    const now = this.#now();
     const count = this.replicas.length;
     const start = this.#turn++ % count;
     let best: Replica | undefined;

@@ -38,8 +38,8 @@ t.before(async () => {
 });
 t.teardown(() => sim.close());
 
-/** One client: requests back to back, rotating dialect and streaming, until `stop`; every request is recorded. */
-async function client(url: string, index: number, sent: Sent[], stop: { now: boolean }): Promise<void> {
+/** One client: requests back to back, rotating dialect and streaming, until `stop`; every request is recorded, each complete one told to `completed`. */
+async function client(url: string, index: number, sent: Sent[], stop: { now: boolean }, completed: () => void): Promise<void> {
   for (let n = index; !stop.now; n++) {
     const dialect: DialectName = DIALECTS[n % 3]!;
     const stream = Math.floor(n / 3) % 2 === 0;
@@ -55,6 +55,7 @@ async function client(url: string, index: number, sent: Sent[], stop: { now: boo
       const answer = await readAnswer(dialect, stream, response);
       record.complete = answer.complete;
       record.tokens = answer.tokens;
+      if (answer.complete) completed();
     } catch {
       return; // the process is gone
     }
@@ -67,11 +68,17 @@ for (const round of [1, 2, 3]) {
     gateway.child.stdout?.resume();
     const sent: Sent[] = [];
     const stop = { now: false };
-    const clients = Array.from({ length: CLIENTS }, (_, index) => client(gateway.url, index, sent, stop));
-    // Let the load run, then kill at a moment unrelated to any request's phase.
-    const started = Date.now();
-    while (sent.filter((record) => record.complete).length < 200 && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 50)));
+    // Let the load run, then kill as a random completion past the 200th lands: the other clients are then
+    // at any phase of their requests.
+    const killAt = 200 + Math.floor(Math.random() * CLIENTS);
+    let completions = 0;
+    let loaded = (): void => {};
+    const enough = new Promise<void>((resolve) => (loaded = resolve));
+    const countCompletion = (): void => {
+      if (++completions === killAt) loaded();
+    };
+    const clients = Array.from({ length: CLIENTS }, (_, index) => client(gateway.url, index, sent, stop, countCompletion));
+    await Promise.race([enough, Promise.all(clients)]);
     const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
     gateway.child.kill('SIGKILL');
     await exited;

@@ -239,30 +239,52 @@ t.test('without the search plugin, replayed search blocks are refused (web searc
 });
 
 t.test('a slow search keeps the stream alive with pings; a search past its timeout is an errored search, not billed', async (t) => {
-  // A SearxNG stand-in on loopback: "slow" queries answer after 400 ms, "stuck" ones after 3 s.
+  // A SearxNG stand-in on loopback: "slow" queries are answered when the test lets them, "stuck" ones never.
+  let slowAnswered = false;
+  const slowAnswers: Array<() => void> = [];
+  const answerSlow = (): void => {
+    slowAnswered = true;
+    for (const answer of slowAnswers.splice(0)) answer();
+  };
   const searx = createServer((req, res) => {
     const query = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-    const delay = query.includes('stuck') ? 3000 : query.includes('slow') ? 400 : 0;
-    const timer = setTimeout(() => {
+    const answer = (): void => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ query, results: [{ url: 'https://slow.example/page', title: 'Slow page', content: 'It took a while.', publishedDate: null }] }));
-    }, delay);
-    res.on('close', () => clearTimeout(timer));
+    };
+    if (query.includes('stuck')) return;
+    if (query.includes('slow') && !slowAnswered) slowAnswers.push(answer);
+    else answer();
   });
   await new Promise<void>((resolve) => searx.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => searx.close(() => resolve())));
+  t.teardown(() => new Promise<void>((resolve) => {
+    searx.closeAllConnections();
+    searx.close(() => resolve());
+  }));
   const url = `http://127.0.0.1:${(searx.address() as AddressInfo).port}`;
   const slow = await startStack({ yaml: `server:\n  sse_ping_ms: 50\nplugins:\n  - path: ${JSON.stringify(PROBE)}\n  - name: search\n    options: { provider: searxng, timeout_ms: 1000, searxng: { url: ${JSON.stringify(url)} } }\n` });
   t.teardown(() => slow.close());
   const response = await fetch(`${slow.gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...ask('search: slow page'), stream: true }) });
-  const names = (await response.text()).split('\n').filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
+  // Read until a ping follows the server_tool_use block (the search is waiting), then let the search answer.
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const pinged = (): boolean => {
+    const stop = text.indexOf('event: content_block_stop');
+    return stop >= 0 && text.includes('event: ping', stop);
+  };
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    text += decoder.decode(part.value, { stream: true });
+    if (pinged() && !slowAnswered) answerSlow();
+  }
+  const names = text.split('\n').filter((line) => line.startsWith('event: ')).map((line) => line.slice(7));
   const stop = names.indexOf('content_block_stop');
   const resultStart = names.indexOf('content_block_start', stop);
   t.ok(names.slice(stop, resultStart).includes('ping'), 'ping events while the search runs, between the server_tool_use block and its result');
+  t.ok(text.includes('https://slow.example/page'), 'then the slow search\'s result');
   const other = new Anthropic({ apiKey: 'sk-test', baseURL: slow.gateway.url, maxRetries: 0 });
-  const started = Date.now();
+  // The stuck search never answers: only its timeout_ms ends it.
   const stuck = await other.messages.create(ask('search: stuck page'));
-  t.ok(Date.now() - started < 2500, 'the timeout ends the search');
   t.same(stuck.content[1], { type: 'web_search_tool_result', tool_use_id: stuck.content[0]!.type === 'server_tool_use' ? stuck.content[0]!.id : '', content: { type: 'web_search_tool_result_error', error_code: 'unavailable' } });
   t.equal(stuck.usage.server_tool_use?.web_search_requests, 0, 'an errored search is not counted');
   const line = slow.logs.map((text) => JSON.parse(text) as { msg?: string; searches_executed?: number }).filter((entry) => entry.msg === 'request').at(-1);

@@ -6,7 +6,7 @@ import t from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { Store } from '../../store/store.js';
 import { DIALECTS, ledgerRow, PATHS, requestBody, type DialectName } from '../helpers/metered-answers.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
 let store: Store;
@@ -40,14 +40,12 @@ function post(dialect: DialectName, stream: boolean, signal: AbortSignal): Promi
   });
 }
 
-/** The request's settled row (polled: the gateway settles once it sees the client gone). */
+/** The request's row once its exchange is over (the gateway settles once it sees the client gone). */
 async function settledRow(id: string) {
-  for (let tries = 0; tries < 500; tries++) {
-    const row = await ledgerRow(store.db, id);
-    if (row?.state === 'settled') return row;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no settled row for ${id}`);
+  await requestLine(stack, id);
+  const row = await ledgerRow(store.db, id);
+  if (row?.state !== 'settled') throw new Error(`no settled row for ${id}: ${row?.state ?? 'no row'}`);
+  return row;
 }
 
 const billed = (row: { status: number; input_tokens: number; output_tokens: number; cost_micros: number | bigint }) => ({
@@ -72,10 +70,10 @@ t.test('regression: a client that leaves a stream before the first token is mete
 t.test('a client that leaves before the upstream answered pays nothing, at 499, in every dialect', async (t) => {
   for (const dialect of DIALECTS) {
     const client = new AbortController();
-    const before = stack.sim.requests().length;
+    const before = stack.sim.stats().requests;
     // Not streamed: the sim answers nothing, head included, until its first token.
     const answer = post(dialect, false, client.signal).catch((error: unknown) => error);
-    while (stack.sim.requests().length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    await stack.sim.until((stats) => stats.requests > before);
     client.abort();
     t.match(await answer, { name: 'AbortError' }, `${dialect}: the client left without an answer`);
     // The gateway sends its request id upstream.

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
 import { openStore, type Store } from '../../store/store.js';
+import { TestClock } from '../helpers/clock.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { present } from '../helpers/present.js';
 import { rejection } from '../helpers/rejection.js';
@@ -187,7 +188,9 @@ t.test('the chat dialect is untouched: its cached tokens stay within prompt_toke
 });
 
 t.test('after the TTL the prefix is written again; a 1-hour prefix outlives a 5-minute one', async (t) => {
-  const short = await startStack({ yaml: `${CHAIN.replace('- name: promptcache', '- name: promptcache\n    options: { ttl_5m_ms: 400, ttl_1h_ms: 60000 }')}` });
+  // The registry's clock: five minutes pass when the test says so.
+  const clock = new TestClock();
+  const short = await startStack({ yaml: CHAIN, now: clock.now });
   const db = await openStore({ dataDir: short.dataDir });
   t.teardown(async () => {
     await db.close();
@@ -200,7 +203,7 @@ t.test('after the TTL the prefix is written again; a 1-hour prefix outlives a 5-
   const prefix1h = await count(client, { system: oneHour, messages: [] });
   t.equal((await create(client, { system: fiveMinutes, messages: user('echo: a') })).usage.cache_creation_input_tokens, prefix5m);
   t.equal((await create(client, { system: oneHour, messages: user('echo: a') })).usage.cache_creation_input_tokens, prefix1h);
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  clock.advance(5 * 60_000);
   const expired = (await create(client, { system: fiveMinutes, messages: user('Bravo') })).usage;
   t.equal(expired.cache_creation_input_tokens, prefix5m, 'the 5-minute prefix expired: written again');
   t.equal(present(expired.cache_read_input_tokens, 'cache_read_input_tokens') < prefix5m, true);

@@ -1,6 +1,6 @@
 // The request log: one JSON line per request, whatever its fate, with the caller's org and key ids and never a key.
 import t from 'tap';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
 let key: string;
@@ -18,12 +18,10 @@ t.teardown(() => stack.close());
 
 const hello = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] };
 
-/** The request lines logged for a request id, once at least one is there (polled, with a bound). */
+/** The request lines logged for a request id, once the first is there. */
 async function linesOf(requestId: string | null): Promise<Array<Record<string, unknown>>> {
-  const find = (): Array<Record<string, unknown>> =>
-    stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request' && line.requestId === requestId);
-  for (let attempt = 0; attempt < 100 && find().length === 0; attempt++) await new Promise((resolve) => setImmediate(resolve));
-  return find();
+  await requestLine(stack, requestId);
+  return stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request' && line.requestId === requestId);
 }
 
 t.test('regression: the request line carries the key id, not "[redacted]", and never the key', async (t) => {

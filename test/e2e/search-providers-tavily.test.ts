@@ -89,10 +89,9 @@ t.test('no answer within timeout_ms → unavailable', async (t) => {
 t.test('the caller aborting → unavailable at once', async (t) => {
   fake.mode = 'slow';
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 50);
-  const started = Date.now();
+  // The caller leaves once the service has the query (which it answers only seconds later).
+  void fake.nextRequest().then(() => controller.abort());
   await t.rejects((await provider()).search(query({ signal: controller.signal })), { code: 'unavailable', message: 'tavily: the search was aborted' });
-  t.ok(Date.now() - started < 1000);
 });
 
 t.test('a missing API key variable stops the start, naming the variable', async (t) => {

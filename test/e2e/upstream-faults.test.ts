@@ -82,7 +82,7 @@ interface Outcome {
 }
 
 /** Sends one request with a fault and reads its answer to the end; waits until the upstream call is over. */
-async function send(t: Test, dialect: DialectName, stream: boolean, fault: Fault, headers: Record<string, string> = {}): Promise<Outcome> {
+async function send(dialect: DialectName, stream: boolean, fault: Fault, headers: Record<string, string> = {}): Promise<Outcome> {
   const gateway = fault === 'refused' ? refused : served;
   const balanceBefore = (await gateway.store.orgs.get(gateway.orgId)).balanceMicros;
   const response = await fetch(gateway.stack.gateway.url + PATHS[dialect], {
@@ -98,7 +98,8 @@ async function send(t: Test, dialect: DialectName, stream: boolean, fault: Fault
   });
   // The gateway ends the response itself: reading it to the end never throws.
   const text = await response.text();
-  t.ok(await upstreamCallsOver(gateway), 'the upstream call is over: closed by the fault or aborted by the gateway');
+  // The upstream call is over: closed by the fault or aborted by the gateway.
+  await gateway.stack.sim.until((stats) => stats.inFlight === 0);
   return {
     status: response.status,
     id: response.headers.get('x-request-id') ?? '',
@@ -107,13 +108,6 @@ async function send(t: Test, dialect: DialectName, stream: boolean, fault: Fault
     balanceBefore,
     balanceAfter: (await gateway.store.orgs.get(gateway.orgId)).balanceMicros,
   };
-}
-
-/** Polls (bounded) until the sim has no request in flight; the bound is not the assertion. */
-async function upstreamCallsOver(gateway: Gateway): Promise<boolean> {
-  const deadline = Date.now() + 5000;
-  while (gateway.stack.sim.stats().inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  return gateway.stack.sim.stats().inFlight === 0;
 }
 
 /** What the client sees of a gateway error in each dialect. */
@@ -236,7 +230,7 @@ for (const failure of FAILURES_BEFORE_OUTPUT) {
       for (const stream of failure.streams) {
         await t.test(`${dialect}, ${stream ? 'streamed' : 'not streamed'}`, async (t) => {
           const gateway = failure.fault === 'refused' ? refused : served;
-          const outcome = await send(t, dialect, stream, failure.fault);
+          const outcome = await send(dialect, stream, failure.fault);
           t.equal(outcome.status, failure.status, 'the status');
           t.match(outcome.contentType, /^application\/json/, 'a JSON error body, not a stream');
           checkErrorObject(t, dialect, JSON.parse(outcome.text), failure.error);
@@ -330,7 +324,7 @@ for (const broken of BROKEN_STREAMS) {
   t.test(broken.rule, async (t) => {
     for (const dialect of DIALECTS) {
       await t.test(dialect, async (t) => {
-        const outcome = await send(t, dialect, true, broken.fault);
+        const outcome = await send(dialect, true, broken.fault);
         t.equal(outcome.status, 200, 'the stream had started');
         t.match(outcome.contentType, /^text\/event-stream/);
         const read = readStream(dialect, outcome.text);
@@ -360,7 +354,7 @@ for (const broken of BROKEN_STREAMS) {
 t.test('a stream the upstream cuts before its first chunk: the error event and no end; settled at zero cost, status 200', async (t) => {
   for (const dialect of DIALECTS) {
     await t.test(dialect, async (t) => {
-      const outcome = await send(t, dialect, true, 'cut:0');
+      const outcome = await send(dialect, true, 'cut:0');
       t.equal(outcome.status, 200, 'the upstream had answered 200, so the stream had started');
       const read = readStream(dialect, outcome.text);
       t.same(read.deltas, [], 'no text');
@@ -379,7 +373,7 @@ t.test('regression: a stream whose upstream broke after the whole answer (only [
   const cases = [...DIALECTS.map((dialect) => ({ fault: 'cut:999', dialect })), { fault: 'stall:999', dialect: 'chat' as DialectName }];
   for (const { fault, dialect } of cases) {
     await t.test(`${fault}, ${dialect}`, async (t) => {
-      const outcome = await send(t, dialect, true, fault);
+      const outcome = await send(dialect, true, fault);
       const read = readStream(dialect, outcome.text);
       t.equal(read.frames.at(-1)?.event, ends[dialect], 'the stream ends normally');
       t.notOk(read.frames.some((frame) => frame.event === 'error'), 'no error event');
@@ -394,7 +388,7 @@ t.test('regression: a stream whose upstream broke after the whole answer (only [
 t.test('in the chat dialect\'s openai profile, a broken stream ends with a data line carrying the error object and no [DONE]', async (t) => {
   for (const [fault, error] of [['cut:6', CUT], ['stall:6', TIMEOUT]] as const) {
     await t.test(fault, async (t) => {
-      const outcome = await send(t, 'chat', true, fault, { 'x-gateway-wire': 'openai' });
+      const outcome = await send('chat', true, fault, { 'x-gateway-wire': 'openai' });
       t.equal(outcome.status, 200);
       const read = readStream('chat', outcome.text);
       t.equal(read.deltas.length, 5, 'the tokens before the fault');
@@ -411,7 +405,7 @@ t.test('in the chat dialect\'s openai profile, a broken stream ends with a data 
 t.test('every fault at once, in every dialect, streamed and not: each request settled once, none left held', async (t) => {
   const faults = ['500', '503', 'reset', 'cut:40', 'stall:40', 'cut:6', 'stall:6', 'cut:0', 'refused'];
   const sent = faults.flatMap((fault) => DIALECTS.flatMap((dialect) => STREAMS.map((stream) => ({ fault, dialect, stream }))));
-  const outcomes = await Promise.all(sent.map(({ fault, dialect, stream }) => send(t, dialect, stream, fault)));
+  const outcomes = await Promise.all(sent.map(({ fault, dialect, stream }) => send(dialect, stream, fault)));
   for (const [i, outcome] of outcomes.entries()) {
     const { fault, dialect, stream } = sent[i]!;
     const gateway = fault === 'refused' ? refused : served;

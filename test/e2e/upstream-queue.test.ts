@@ -17,11 +17,6 @@ function post(path: string, body: object, init: { headers?: Record<string, strin
   return fetch(stack.gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...init.headers }, body: JSON.stringify(body), ...(init.signal ? { signal: init.signal } : {}) });
 }
 
-/** Polls until `done()` (the gateway and the sim settle in their own time); the bound only stops a hung test. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 t.test('regression: a request that waited queue_timeout_ms for an upstream connection gets 503 upstream_overloaded with retry-after, and is abandoned', async (t) => {
   // The one connection: a stream the sim starts and then never continues.
   const stalled = new AbortController();
@@ -40,7 +35,7 @@ t.test('regression: a request that waited queue_timeout_ms for an upstream conne
 
   t.equal(stack.sim.stats().requests, 1, 'only the stalled request reached the upstream');
   stalled.abort();
-  await until(() => stack.sim.stats().aborted === 1);
+  await stack.sim.until((stats) => stats.aborted === 1);
   const after = await post('/v1/chat/completions', chat);
   t.equal(after.status, 200, 'the connection serves the next request once free');
   await after.arrayBuffer();

@@ -35,11 +35,14 @@ export interface FakeSearchServer {
   /** How long `slow` waits before answering normally. */
   slowMs: number;
   readonly requests: ReceivedRequest[];
+  /** The next request the fake receives, when it has it (before it answers). */
+  nextRequest(): Promise<ReceivedRequest>;
   close(): Promise<void>;
 }
 
 export async function startFakeServer(protocol: FakeProtocol): Promise<FakeSearchServer> {
   const requests: ReceivedRequest[] = [];
+  const awaiting = new Set<(request: ReceivedRequest) => void>();
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -48,6 +51,8 @@ export async function startFakeServer(protocol: FakeProtocol): Promise<FakeSearc
       const url = new URL(req.url ?? '/', 'http://fake');
       const request: ReceivedRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       requests.push(request);
+      for (const resolve of awaiting) resolve(request);
+      awaiting.clear();
       const refusal = protocol.check(request);
       if (refusal !== undefined) return send(res, refusal);
       switch (fake.mode) {
@@ -77,6 +82,7 @@ export async function startFakeServer(protocol: FakeProtocol): Promise<FakeSearc
     mode: 'ok',
     slowMs: 5000,
     requests,
+    nextRequest: () => new Promise((resolve) => awaiting.add(resolve)),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();

@@ -16,12 +16,16 @@ export interface Stack {
   baseURL: string;
   /** The log lines the gateway wrote. */
   logs: string[];
+  /** The first log entry (parsed) that `matches`, already written or the next one to be: a test awaits it instead of polling. */
+  logged(matches: (entry: LogEntry) => boolean): Promise<LogEntry>;
   /** The gateway's data directory (its store). */
   dataDir: string;
   /** The store in that directory, opened on first call (to set up orgs and keys, read the ledger); closed by close(). */
   store(): Promise<Store>;
   close(): Promise<void>;
 }
+
+export type LogEntry = Record<string, unknown>;
 
 export interface StackOptions {
   /** YAML merged over the defaults (the upstream URL and the port are set for you; `plugins: []` unless it sets plugins). */
@@ -31,6 +35,8 @@ export interface StackOptions {
   upstreamUrls?: string[];
   /** More environment variables for the gateway (e.g. GATEWAY_ADMIN_TOKEN, GATEWAY_ADMIN_PORT=0). */
   env?: Record<string, string>;
+  /** The plugins' clock (a TestClock's `now`); Date.now by default. */
+  now?: () => number;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -41,14 +47,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   writeFileSync(file, /^plugins:/m.test(yaml) ? yaml : `${yaml}\nplugins: []\n`);
   const env = { GATEWAY_PORT: '0', GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','), GATEWAY_LOG_LEVEL: 'info', ...options.env };
   const logs: string[] = [];
+  const awaited = new Set<{ matches: (entry: LogEntry) => boolean; resolve: (entry: LogEntry) => void }>();
   const logDestination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+        logs.push(line);
+        if (awaited.size === 0) continue;
+        const entry = JSON.parse(line) as LogEntry;
+        for (const waiter of awaited) {
+          if (!waiter.matches(entry)) continue;
+          awaited.delete(waiter);
+          waiter.resolve(entry);
+        }
+      }
       callback();
     },
   });
   const loaded = loadConfig(file, env);
-  const gateway = await startGateway(loaded, { env, logDestination });
+  const gateway = await startGateway(loaded, { env, logDestination, ...(options.now ? { now: options.now } : {}) });
   const dataDir = dataDirOf(loaded);
   let store: Promise<Store> | undefined;
   return {
@@ -56,6 +72,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     sim,
     baseURL: `${gateway.url}/v1`,
     logs,
+    logged(matches) {
+      const written = logs.map((line) => JSON.parse(line) as LogEntry).find(matches);
+      if (written !== undefined) return Promise.resolve(written);
+      return new Promise((resolve) => awaited.add({ matches, resolve }));
+    },
     dataDir,
     store() {
       store ??= openStore({ dataDir });
@@ -67,4 +88,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await sim.close();
     },
   };
+}
+
+/**
+ * A request's one log line. The gateway writes it when the exchange is over, after the plugins'
+ * `finally` (the meter's settlement, the rate limiter's output charge), so what they write is in.
+ */
+export function requestLine(stack: Stack, requestId: string | null): Promise<LogEntry> {
+  return stack.logged((entry) => entry.msg === 'request' && entry.requestId === requestId);
 }

@@ -99,13 +99,3 @@ export async function complete(sim: RunningSim, body: Record<string, unknown>, h
   if (status !== 200) throw new Error(`status ${status}: ${JSON.stringify(out)}`);
   return out;
 }
-
-/** Waits until `check` holds (polling), for effects that land after a response closes. */
-export async function eventually(check: () => boolean, timeoutMs = 2000): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}

@@ -1,5 +1,10 @@
 import t from 'tap';
-import { complete, simFor, streamChat, type Chunk } from './sim-client.js';
+import { streamChunks } from '../../sim/chat-stream.js';
+import { NO_FAULT } from '../../sim/faults.js';
+import type { Generation } from '../../sim/generation.js';
+import { requestKnobs } from '../../sim/request-knobs.js';
+import type { ResponseMeta } from '../../sim/usage.js';
+import { MODEL, complete, simFor, streamChat, type Chunk } from './sim-client.js';
 
 const hello = [{ role: 'user', content: 'Hello there' }];
 const contentChunks = (chunks: Chunk[]): Chunk[] => chunks.filter((c) => c.choices[0]?.delta.content !== undefined && c.choices[0].delta.role === undefined);
@@ -82,13 +87,27 @@ t.test('a stop string in a stream ends the stream with stop_reason', async (t) =
   t.equal(tokens.at(-1)?.choices[0]?.stop_reason, 'gamma');
 });
 
-t.test('ttft and itl delay the chunks', async (t) => {
-  const sim = await simFor(t, { ttftMs: 120 });
-  const started = Date.now();
-  await streamChat(sim, { messages: hello, max_tokens: 3 }, { 'x-sim-itl-ms': '40' });
-  const took = Date.now() - started;
-  t.ok(took >= 120 + 2 * 40 - 10, `took ${took} ms`);
-  const quick = Date.now();
-  await streamChat(sim, { messages: hello, max_tokens: 3 }, { 'x-sim-ttft-ms': '0' });
-  t.ok(Date.now() - quick < 100, 'the header overrides the option');
+t.test('the schedule: the role chunk waits the TTFT and the first token leaves with it; each next token waits one ITL, one that streams nothing too', async (t) => {
+  const gen: Generation = { ids: [1, 2, 3, 4], deltas: [{ content: 'a' }, null, { content: 'c' }, { content: 'd' }], finishReason: 'stop', stopReason: null, content: 'acd', toolCalls: [] };
+  const meta: ResponseMeta = { id: 'chatcmpl-0', created: 0, model: MODEL, promptTokens: 5, cachedTokens: 0 };
+  const chunks = streamChunks(gen, meta, { includeUsage: true, continuousUsage: false, ttftMs: 120, itlMs: 40 });
+  t.same(
+    chunks.map((chunk) => [chunk.delayMs, chunk.data.includes('"role"') ? 'role' : chunk.data.includes('[DONE]') ? 'done' : chunk.data.includes('"choices":[]') ? 'usage' : 'token']),
+    [[120, 'role'], [0, 'token'], [80, 'token'], [40, 'token'], [0, 'usage'], [0, 'done']],
+  );
+});
+
+t.test('x-sim-ttft-ms and x-sim-itl-ms override the options for one request', async (t) => {
+  const defaults = { ttftMs: 120, itlMs: 0, outputTokens: 24, fault: NO_FAULT };
+  t.match(requestKnobs({ 'x-sim-ttft-ms': '0', 'x-sim-itl-ms': '40' }, defaults), { ttftMs: 0, itlMs: 40 });
+  t.match(requestKnobs({}, defaults), { ttftMs: 120, itlMs: 0 }, 'the options without them');
+});
+
+t.test('a paced stream sends every chunk, in order, to [DONE]', async (t) => {
+  const sim = await simFor(t, { ttftMs: 20 });
+  const { chunks, done } = await streamChat(sim, { messages: hello, max_tokens: 3 }, { 'x-sim-itl-ms': '10' });
+  t.equal(chunks[0]?.choices[0]?.delta.role, 'assistant');
+  t.equal(contentChunks(chunks).length, 3);
+  t.equal(contentChunks(chunks).at(-1)?.choices[0]?.finish_reason, 'length');
+  t.equal(done, true);
 });

@@ -35,6 +35,7 @@ const context = {
   revocations: new LocalRevocationBus(),
   redis: () => undefined,
   notifier: new LogNotifier(undefined),
+  now: Date.now,
 };
 
 t.test('the embedded defaults load and validate on their own', async (t) => {

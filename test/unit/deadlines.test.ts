@@ -1,21 +1,21 @@
 // Deadlines checked by one coarse timer (proxy/deadlines.ts).
 import t from 'tap';
 import { checkEveryMs, Deadlines } from '../../proxy/deadlines.js';
+import { heldOpen } from '../helpers/held-open.js';
 
 t.test('a pending deadline expires once its time has passed; a deleted one never does', async (t) => {
   const deadlines = new Deadlines(10);
-  // The checker's timer never holds the process open (a server does): this test's own handle does.
-  const open = setInterval(() => {}, 1000);
-  t.teardown(() => clearInterval(open));
   const expired: string[] = [];
   const now = performance.now();
   const deleted = { at: now, expire: () => expired.push('deleted') };
   deadlines.add(deleted);
   deadlines.delete(deleted);
-  await new Promise<void>((resolve) => {
-    deadlines.add({ at: now + 20, expire: () => { expired.push('later'); resolve(); } });
-    deadlines.add({ at: now, expire: () => expired.push('due') });
-  });
+  await heldOpen(
+    new Promise<void>((resolve) => {
+      deadlines.add({ at: now + 20, expire: () => { expired.push('later'); resolve(); } });
+      deadlines.add({ at: now, expire: () => expired.push('due') });
+    }),
+  );
   t.same(expired, ['due', 'later']);
 });
 

@@ -10,14 +10,25 @@ import { NO_USAGE } from '../../plugins/meter/price.js';
 import type { PluginContext } from '../../proxy/plugin.js';
 import { openStore, type Store } from '../../store/store.js';
 import { kyselyTransactor } from '../../store/transactor.js';
+import { heldOpen } from '../helpers/held-open.js';
 
 let store: Store;
 let ledger: Ledger;
 let orgId: string;
 let keyId: string;
 let counter = 0;
+/** A query a test waits for (the orphan sweep's, which runs on the plugin's timer), seen in the store's query log. */
+let awaitedQuery: { pattern: RegExp; seen: () => void } | undefined;
+const nextQuery = (pattern: RegExp): Promise<void> => new Promise((seen) => (awaitedQuery = { pattern, seen }));
 t.before(async () => {
-  store = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'meter-ledger-')) });
+  store = await openStore({
+    dataDir: mkdtempSync(join(tmpdir(), 'meter-ledger-')),
+    log: (event) => {
+      if (event.level !== 'query' || awaitedQuery?.pattern.test(event.query.sql) !== true) return;
+      awaitedQuery.seen();
+      awaitedQuery = undefined;
+    },
+  });
   orgId = (await store.orgs.create('acme')).id;
   await store.orgs.addCredits('acme', 1_000_000);
   keyId = (await store.keys.create('acme', 'k')).record.id;
@@ -75,21 +86,25 @@ t.test('orphan sweep: a hold older than the limit that no request claims is refu
 
 t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed process left', async (t) => {
   const before = await balance();
-  // What a process killed mid-request leaves: the balance debited, the row held.
-  const left = newHold(2500);
-  await ledger.hold(left);
-  t.equal(await balance(), before - 2500);
   const context = {
     config: { pricing: { input_per_mtok: 0.2, output_per_mtok: 0.8, cache_write_5m_multiplier: 1.25, cache_write_1h_multiplier: 2, cache_read_multiplier: 0.1, search_per_1000: 10 } } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;
-  const plugin = await meterPlugin.create({ orphan_hold_ms: 300, sweep_interval_ms: 20 }, context);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  t.match(await row(left.id), { state: 'held' }, 'not before orphan_hold_ms');
-  const until = Date.now() + 3000;
-  while ((await row(left.id)).state === 'held' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  const sweepAtStart = nextQuery(/^select .* from "usage" where "state" = \?/);
+  const plugin = await meterPlugin.create({ orphan_hold_ms: 60_000, sweep_interval_ms: 10 }, context);
+  await sweepAtStart;
+  // What a process killed two minutes ago leaves: the balance debited, the row held; and a hold of now.
+  const left = newHold(2500, Date.now() - 120_000);
+  const young = newHold(500);
+  for (const hold of [left, young]) await ledger.hold(hold);
+  t.equal(await balance(), before - 3000);
+  // A sweep on the timer releases the orphan; close() waits for that sweep to commit.
+  await heldOpen(nextQuery(/^update "usage" set "state" = \?/));
   await plugin.close?.();
   t.match(await row(left.id), { state: 'released' });
+  t.match(await row(young.id), { state: 'held' }, 'not a hold younger than orphan_hold_ms');
+  t.equal(await balance(), before - 500);
+  await ledger.settle(young, { usage: NO_USAGE, costMicros: 0, status: 200, durationMs: 1 });
   t.equal(await balance(), before);
 });
 

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from '../../store/api-key.js';
 import type { CreatedApiKey } from '../../store/keys.js';
 import { openStore, type Store, type StoreOptions } from '../../store/store.js';
+import { heldOpen } from '../helpers/held-open.js';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gateway-store-'));
@@ -108,10 +109,13 @@ t.test('a revoked key stays revoked', async (t) => {
 
 t.test('touch is coalesced: last-used times are written in one batch, not once per request', async (t) => {
   const updates: string[] = [];
+  let committed: () => void = () => {};
   const store = await storeWithOrg(t, {
     touchFlushMs: 100,
     log: (event) => {
-      if (event.level === 'query' && /^update "api_keys" set "last_used_at"/.test(event.query.sql)) updates.push(event.query.sql);
+      if (event.level !== 'query') return;
+      if (/^update "api_keys" set "last_used_at"/.test(event.query.sql)) updates.push(event.query.sql);
+      if (event.query.sql === 'commit') committed();
     },
   });
   const a = (await store.keys.create('acme', 'a')).record;
@@ -128,7 +132,8 @@ t.test('touch is coalesced: last-used times are written in one batch, not once p
   const onDisk = (id: string): unknown => (reader.prepare('select last_used_at from api_keys where id = ?').get(id) as { last_used_at: unknown }).last_used_at;
   t.equal(onDisk(a.id), null, 'not on disk before the flush');
 
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The flush's timer, then its transaction's commit: the batch is on disk.
+  await heldOpen(new Promise<void>((resolve) => (committed = resolve)));
   t.equal(updates.length, 2, 'one update per key, once');
   t.equal(store.keys.pendingTouches, 0);
   t.equal(onDisk(a.id), base + 999, 'the latest use of a');

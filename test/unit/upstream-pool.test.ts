@@ -4,6 +4,7 @@ import t from 'tap';
 import { GatewayError } from '../../proxy/errors.js';
 import { UpstreamPool, type UpstreamPoolOptions } from '../../proxy/upstream/pool.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
+import { TestClock } from '../helpers/clock.js';
 
 const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hi' }], stream: true });
 
@@ -46,15 +47,16 @@ t.test('requests go to the replica with the fewest in flight', async (t) => {
 });
 
 t.test('a connection failure is retried on another replica, and the failing one is taken out', async (t) => {
+  const clock = new TestClock();
   const dead = `http://127.0.0.1:${await closedPort()}/v1`;
-  const pool = new UpstreamPool(options([dead, `${simA.url}/v1`]));
+  const pool = new UpstreamPool(options([dead, `${simA.url}/v1`], { now: clock.now }));
   for (let i = 0; i < 4; i++) {
     const response = await pool.post('/chat/completions', body, { signal, headers: {} });
     t.equal(response.statusCode, 200);
     await response.text();
   }
-  t.notOk(pool.replicas[0]!.healthyAt(Date.now()), 'the dead replica is out');
-  t.ok(pool.replicas[1]!.healthyAt(Date.now()));
+  t.notOk(pool.replicas[0]!.healthyAt(clock.now()), 'the dead replica is out');
+  t.ok(pool.replicas[1]!.healthyAt(clock.now()));
   await pool.close();
 });
 
@@ -65,15 +67,20 @@ t.test('when every attempt fails to connect, the error is upstream unreachable (
 });
 
 t.test('a replica that refused connections is tried again after its cool-down', async (t) => {
-  const pool = new UpstreamPool(options([`${simB.url}/v1`], { retries: 0, unhealthyMs: 50 }));
+  const clock = new TestClock();
+  const pool = new UpstreamPool(options([`${simB.url}/v1`], { retries: 0, unhealthyMs: 50, now: clock.now }));
   await simB.setRefusing(true);
   await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), { code: 'GW_ERR_UPSTREAM_UNREACHABLE' });
   await simB.setRefusing(false);
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  t.notOk(pool.replicas[0]!.healthyAt(clock.now()), 'out for its cool-down');
+  clock.advance(49);
+  t.notOk(pool.replicas[0]!.healthyAt(clock.now()));
+  clock.advance(1);
+  t.ok(pool.replicas[0]!.healthyAt(clock.now()), 'back after unhealthyMs');
   const response = await pool.post('/chat/completions', body, { signal, headers: {} });
   t.equal(response.statusCode, 200);
   await response.text();
-  t.ok(pool.replicas[0]!.healthyAt(Date.now()));
+  t.ok(pool.replicas[0]!.healthyAt(clock.now()));
   await pool.close();
 });
 

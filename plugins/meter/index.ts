@@ -6,18 +6,10 @@
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
-import { estimateInputTokens } from '../../limits/estimate.js';
 import { formatCredits } from '../../store/credits.js';
 import { Ledger, type Dialect, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
-
-declare module '../../proxy/exchange.js' {
-  interface ExchangeLocals {
-    /** Searches the search plugin ran for this request; `executed` ones are billed (errored ones are not). */
-    searches: { executed: number };
-  }
-}
 
 interface MeterOptions {
   default_hold_output_tokens?: number;
@@ -69,7 +61,7 @@ export const meterPlugin: PluginModule = {
         if (caller === undefined || request === undefined || dialect === undefined || !DIALECTS.has(dialect)) {
           throw new GatewayError('GW_ERR_INTERNAL', 'The meter has no caller: the auth plugin must come before it in the chain.');
         }
-        const inputEstimate = estimateInputTokens(request);
+        const inputEstimate = exchange.inputEstimate;
         const hold: Hold = {
           id: exchange.id,
           orgId: caller.orgId,

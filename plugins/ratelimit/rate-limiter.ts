@@ -9,7 +9,6 @@
 //   completes, the organization is notified, and every later request of the window gets 429.
 // count_tokens and /v1/models consume nothing but carry the headers (a read); /health is left alone.
 import type { LimitNotifier } from '../../notify/notifier.js';
-import { estimateInputTokens } from '../../limits/estimate.js';
 import type { Tier } from '../../limits/tiers.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
@@ -84,7 +83,7 @@ export class RateLimiter implements Plugin {
     if (state === undefined || request === undefined) return next();
     const { orgId, tier } = state;
     const limit = tier.inputTokensPerMinute;
-    const estimate = estimateInputTokens(request);
+    const estimate = exchange.inputEstimate;
     const input = await this.#window.consume('input', orgId, estimate);
     if (input.used > limit) {
       // Refused: the estimate goes back, so that a refused request takes nothing from the window.

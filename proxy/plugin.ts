@@ -16,7 +16,8 @@ export type Next = () => Promise<EventStream>;
  * A plugin has up to two hooks, both optional:
  * - `onRequest` runs for every API route before the body is read (auth, request counting);
  * - `handle` wraps the upstream call of generation routes as an onion: it may change `exchange.request`
- *   on the way in, answer early by throwing a GatewayError, and see (or wrap) the events on the way out.
+ *   on the way in, answer early by throwing a GatewayError, and on the way out watch the events
+ *   (`observe`, proxy/observe.ts) or change them (a generator of its own).
  */
 export interface Plugin {
   readonly name: string;

@@ -5,7 +5,7 @@
 // observers in the order it would have crossed their wrappers (the inner plugin's first). A plugin
 // that changes the events (promptcache, search) ends such a pass; the observers outside it start the
 // next one, so every observer sees the events exactly as they leave its place in the chain.
-import type { CanonicalEvent } from './canonical.js';
+import type { ResponseEvent } from './canonical.js';
 import type { EventStream } from './plugin.js';
 import { UsageWatch } from './usage-watch.js';
 
@@ -18,7 +18,7 @@ export interface EventObserver {
    * event back until it settles: the meter commits the settlement before the final usage goes on.
    * A throw fails the events: the observers after this one do not see the event.
    */
-  onEvent?(event: CanonicalEvent, watch: UsageWatch): void | Promise<void>;
+  onEvent?(event: ResponseEvent, watch: UsageWatch): void | Promise<void>;
   /**
    * Runs exactly once when the events are over, however they ended, before their reader sees the end
    * (events never read never end: proxy/respond.ts reads those it could not send). A throw fails the
@@ -37,11 +37,11 @@ export function observe(events: EventStream, observer: EventObserver): EventStre
 const ENDED: EventsEnd = { kind: 'ended' };
 const STOPPED: EventsEnd = { kind: 'stopped' };
 
-class ObservedEvents implements AsyncIterable<CanonicalEvent> {
+class ObservedEvents implements AsyncIterable<ResponseEvent> {
   readonly #events: EventStream;
   readonly #observers: EventObserver[] = [];
   /** The one pass, made when the events are first read (like a generator, they are read once). */
-  #pass: AsyncGenerator<CanonicalEvent> | undefined;
+  #pass: AsyncGenerator<ResponseEvent> | undefined;
 
   constructor(events: EventStream) {
     this.#events = events;
@@ -52,12 +52,12 @@ class ObservedEvents implements AsyncIterable<CanonicalEvent> {
     this.#observers.push(observer);
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<CanonicalEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<ResponseEvent> {
     this.#pass ??= this.#run();
     return this.#pass;
   }
 
-  async *#run(): AsyncGenerator<CanonicalEvent> {
+  async *#run(): AsyncGenerator<ResponseEvent> {
     const observers = this.#observers;
     const watch = new UsageWatch();
     let end = STOPPED;

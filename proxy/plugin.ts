@@ -3,11 +3,11 @@ import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
-import type { CanonicalEvent, ChatRequest, JsonObject } from './canonical.js';
+import type { ChatRequest, JsonObject, ResponseEvent } from './canonical.js';
 import type { Exchange } from './exchange.js';
 
-/** The response side of the chain: canonical events, produced lazily as the upstream sends them. */
-export type EventStream = AsyncIterable<CanonicalEvent>;
+/** The response side of the chain: canonical events, produced lazily as the upstream sends them (a non-streamed call's: one completion). */
+export type EventStream = AsyncIterable<ResponseEvent>;
 
 /** Calls the rest of the chain (and finally the upstream). A plugin may call it more than once (search loops). */
 export type Next = () => Promise<EventStream>;

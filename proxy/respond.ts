@@ -62,6 +62,8 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     write(encoder.start());
     reading = true;
     for await (const event of events) {
+      // A completion answers a non-streamed call: a streamed request's call streams.
+      if (event.type === 'completion') throw new GatewayError('GW_ERR_INTERNAL', 'A whole completion reached an event stream.');
       write(encoder.event(event));
       if (res.writableNeedDrain) await once(res, 'drain', { signal });
     }

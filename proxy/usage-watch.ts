@@ -2,7 +2,7 @@
 // total last, and the gateway always asks for it; vLLM's running usage comes on every chunk), and the
 // bytes of output produced so far, for an answer that ended before any usage came (client gone,
 // stream cut). One watch per observed answer (proxy/observe.ts), shared by the plugins that charge it.
-import type { CanonicalEvent, ChatChunk, ChatUsage } from './canonical.js';
+import type { ChatChunk, ChatCompletion, ChatUsage, ResponseEvent } from './canonical.js';
 
 /** UTF-8 bytes per output token when the gateway counts output itself (the input estimate's ratio, limits/estimate.ts). */
 export const BYTES_PER_TOKEN = 3;
@@ -13,10 +13,14 @@ export class UsageWatch {
   /** UTF-8 bytes of text, reasoning and tool calls produced so far. */
   producedBytes = 0;
 
-  see(event: CanonicalEvent): void {
-    if (event.type !== 'chunk') return;
-    if (event.chunk.usage) this.usage = event.chunk.usage;
-    this.producedBytes += chunkBytes(event.chunk);
+  see(event: ResponseEvent): void {
+    if (event.type === 'chunk') {
+      if (event.chunk.usage) this.usage = event.chunk.usage;
+      this.producedBytes += chunkBytes(event.chunk);
+    } else if (event.type === 'completion') {
+      if (event.completion.usage) this.usage = event.completion.usage;
+      this.producedBytes += completionBytes(event.completion);
+    }
   }
 
   /** Output tokens: the upstream's completion_tokens (never max_tokens), else the produced bytes at BYTES_PER_TOKEN. */
@@ -25,9 +29,11 @@ export class UsageWatch {
   }
 }
 
-/** The usage an event carries: a chunk's (search events carry none). */
-export function usageOf(event: CanonicalEvent): ChatUsage | undefined {
-  return event.type === 'chunk' ? (event.chunk.usage ?? undefined) : undefined;
+/** The usage an event carries: a chunk's or a completion's (search events carry none). */
+export function usageOf(event: ResponseEvent): ChatUsage | undefined {
+  if (event.type === 'chunk') return event.chunk.usage ?? undefined;
+  if (event.type === 'completion') return event.completion.usage ?? undefined;
+  return undefined;
 }
 
 /** UTF-8 bytes of text, reasoning, tool-call names and arguments in a chunk. */
@@ -42,6 +48,18 @@ export function chunkBytes(chunk: ChatChunk): number {
       if (call.function?.name) bytes += Buffer.byteLength(call.function.name);
       if (call.function?.arguments) bytes += Buffer.byteLength(call.function.arguments);
     }
+  }
+  return bytes;
+}
+
+/** The same count over a whole completion. */
+export function completionBytes(completion: ChatCompletion): number {
+  let bytes = 0;
+  for (const choice of completion.choices) {
+    const message = choice.message;
+    if (message.content) bytes += Buffer.byteLength(message.content);
+    if (message.reasoning_content) bytes += Buffer.byteLength(message.reasoning_content);
+    for (const call of message.tool_calls ?? []) bytes += Buffer.byteLength(call.function.name) + Buffer.byteLength(call.function.arguments);
   }
   return bytes;
 }

@@ -1,8 +1,8 @@
 // One request's metering, from its hold to its settlement: an observer of the response's events
 // (proxy/observe.ts). The settlement is written exactly once:
-// - the upstream's final usage arrived (the `choices: []` usage chunk of a stream, or the one chunk of
-//   a body): settled with that usage, committed BEFORE the chunk goes on, so no client can have the end
-//   of a response whose ledger row is not yet on disk;
+// - the upstream's final usage arrived (the `choices: []` usage chunk of a stream, or a non-streamed
+//   call's completion): settled with that usage, committed BEFORE the event goes on, so no client can
+//   have the end of a response whose ledger row is not yet on disk;
 // - the events ended without it, failed, or the client went away: settled at their end, before the
 //   reader sees it, with the last usage seen (vLLM's running usage), else an estimate (the input
 //   estimate and the produced output at 3 bytes a token); at zero cost when the upstream failed before
@@ -11,7 +11,7 @@
 // got (the response head's status if it went out, else 499), the cost what the upstream did (the
 // prompt once it accepted the request, plus the output produced; nothing if it had not answered yet).
 import { asGatewayError } from '../../proxy/errors.js';
-import type { CanonicalEvent, ChatUsage } from '../../proxy/canonical.js';
+import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventObserver, EventsEnd } from '../../proxy/observe.js';
 import { usageOf, type UsageWatch } from '../../proxy/usage-watch.js';
@@ -33,7 +33,7 @@ export class RequestMeter implements EventObserver {
   readonly #exchange: Exchange;
   readonly #hold: Hold;
   readonly #deps: MeterDeps;
-  /** A non-streamed answer is one chunk: its usage is final whatever its choices. */
+  /** A non-streamed answer's usage is final wherever it comes (a search loop's comes once, at its end). */
   readonly #streamed: boolean;
   /** An event came from the inner chain: the upstream produced output. */
   #answered = false;
@@ -52,7 +52,7 @@ export class RequestMeter implements EventObserver {
   }
 
   /** The final usage is settled, and committed, before its event goes on. */
-  onEvent(event: CanonicalEvent): Promise<void> | undefined {
+  onEvent(event: ResponseEvent): Promise<void> | undefined {
     this.#answered = true;
     const usage = usageOf(event);
     if (usage === undefined) return undefined;
@@ -60,8 +60,8 @@ export class RequestMeter implements EventObserver {
       this.#exchange.log.warn({ usage }, 'meter: usage after the final usage chunk, not billed');
       return undefined;
     }
-    // Final: any in a non-streamed answer, or the `choices: []` chunk that ends a stream.
-    const final = !this.#streamed || (event.type === 'chunk' && event.chunk.choices.length === 0);
+    // Final: a completion's, any in a non-streamed answer, or the `choices: []` chunk that ends a stream.
+    const final = event.type !== 'chunk' || !this.#streamed || event.chunk.choices.length === 0;
     return final ? this.#settle(this.#billed(usage), 200) : undefined;
   }
 

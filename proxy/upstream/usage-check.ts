@@ -5,8 +5,8 @@
 // and logged at warn. Only the fields an upstream may report are kept: `web_search_requests` and
 // `cache_creation` are the gateway's to set, never the upstream's.
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { ChatChunk, ChatRequest, ChatUsage } from '../canonical.js';
-import { BYTES_PER_TOKEN, chunkBytes } from '../usage-watch.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from '../canonical.js';
+import { BYTES_PER_TOKEN, chunkBytes, completionBytes } from '../usage-watch.js';
 import type { UpstreamErrorLog } from './upstream-errors.js';
 /** Tokens an answer may hold that produce no text: end of turn, thinking markers, a chat template's markup. */
 const SILENT_TOKENS = 32;
@@ -43,6 +43,13 @@ export class UsageCheck {
       for (const call of choice.delta.tool_calls ?? []) if (call.id !== undefined) this.#toolCalls++;
     }
     if (chunk.usage) chunk.usage = this.#checked(chunk.usage);
+  }
+
+  /** The same for a non-streamed answer, whole. */
+  seeCompletion(completion: ChatCompletion): void {
+    this.#producedBytes += completionBytes(completion);
+    for (const choice of completion.choices) this.#toolCalls += choice.message.tool_calls?.length ?? 0;
+    if (completion.usage) completion.usage = this.#checked(completion.usage);
   }
 
   #checked(usage: unknown): ChatUsage {

@@ -1,7 +1,7 @@
 // proxy/observe.ts: plugins that watch the response share one pass over its events, see each event
 // before it goes on, and see the end exactly once, before the reader does, however the events ended.
 import t from 'tap';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
+import type { ResponseEvent } from '../../proxy/canonical.js';
 import { observe, type EventObserver, type EventsEnd } from '../../proxy/observe.js';
 import type { EventStream } from '../../proxy/plugin.js';
 import type { UsageWatch } from '../../proxy/usage-watch.js';
@@ -34,7 +34,7 @@ function tracer(name: string, trace: string[], ends: EventsEnd[] = []): EventObs
   };
 }
 
-function label(event: CanonicalEvent): string {
+function label(event: ResponseEvent): string {
   if (event.type !== 'chunk') return event.type;
   return event.chunk.choices.length === 0 ? 'usage' : `"${event.chunk.choices[0]?.delta.content ?? ''}"`;
 }

@@ -1,8 +1,18 @@
 // proxy/usage-watch.ts: what an answer used, as the rate limiter and the meter both charge it.
 import t from 'tap';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import { chunkBytes, UsageWatch, usageOf } from '../../proxy/usage-watch.js';
+import type { ChatCompletion, ResponseEvent } from '../../proxy/canonical.js';
+import { completionAsChunk } from '../../plugins/search/completion-chunk.js';
+import { chunkBytes, completionBytes, UsageWatch, usageOf } from '../../proxy/usage-watch.js';
 import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
+
+const completion: ChatCompletion = {
+  id: 'c',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Grüße', reasoning_content: 'think', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
+  usage: USAGE,
+};
 
 t.test('the last usage the events carried is kept, and the output tokens are its completion_tokens', async (t) => {
   const watch = new UsageWatch();
@@ -28,11 +38,20 @@ t.test('produced bytes count text, reasoning (either field, once), tool-call nam
   t.equal(watch.producedBytes, Buffer.byteLength('get_weather{"city": "Paris"}get_time{}'));
 });
 
+t.test('a completion counts as the one chunk that carries all of it', async (t) => {
+  t.equal(completionBytes(completion), chunkBytes(completionAsChunk(completion)));
+  const watch = new UsageWatch();
+  watch.see({ type: 'completion', completion });
+  t.equal(watch.producedBytes, Buffer.byteLength('Grüße') + 5 + 3);
+  t.same(watch.usage, USAGE);
+});
+
 t.test('search events carry no usage and produce nothing', async (t) => {
-  const event: CanonicalEvent = { type: 'search_call', id: 's', query: 'weather' };
+  const event: ResponseEvent = { type: 'search_call', id: 's', query: 'weather' };
   const watch = new UsageWatch();
   watch.see(event);
   t.equal(usageOf(event), undefined);
   t.same([watch.usage, watch.producedBytes], [undefined, 0]);
-  t.same(usageOf(textStream.at(-1)!), USAGE);
+  t.same(usageOf({ type: 'completion', completion }), USAGE);
+  t.equal(usageOf({ type: 'completion', completion: { ...completion, usage: null } }), undefined);
 });

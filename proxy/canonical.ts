@@ -1,5 +1,5 @@
 // The canonical form: OpenAI chat completions, as the upstream speaks it.
-// Every dialect decodes into a ChatRequest and encodes from a stream of CanonicalEvents.
+// Every dialect decodes into a ChatRequest and encodes from a stream of CanonicalEvents, or from a ChatCompletion.
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -178,5 +178,11 @@ export type CompletionSegment =
   | { type: 'search_call'; id: string; query: string }
   | { type: 'search_result'; id: string; results: SearchSource[]; error_code?: string };
 
-/** What flows out of the chain: upstream chunks, and the gateway's own search events between them. */
+/** The events of an answer in pieces (what a stream encoder reads): upstream chunks, and the gateway's own search events between them. */
 export type CanonicalEvent = { type: 'chunk'; chunk: ChatChunk } | SearchCallEvent | SearchResultEvent | CitationEvent;
+
+/** A non-streamed call's answer, whole: the upstream's completion in canonical form (proxy/upstream/upstream-completion.ts). */
+export interface CompletionEvent { type: 'completion'; completion: ChatCompletion }
+
+/** What flows out of the chain: a streamed answer's events, or a non-streamed call's one completion. */
+export type ResponseEvent = CanonicalEvent | CompletionEvent;

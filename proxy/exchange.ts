@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { estimateInputTokens } from '../limits/estimate.js';
 import type { ChatRequest } from './canonical.js';
+import { GatewayError } from './errors.js';
 import type { WireProfile } from './dialect.js';
 import type { Route } from './router.js';
 
@@ -35,6 +37,7 @@ export class Exchange {
 
   readonly #rootLog: Logger;
   #log: Logger | undefined;
+  #inputEstimate: number | undefined;
 
   constructor(init: { id: string; req: IncomingMessage; res: ServerResponse; route: Route; rootLog: Logger; signal: AbortSignal; wire: WireProfile }) {
     this.id = init.id;
@@ -51,5 +54,19 @@ export class Exchange {
   get log(): Logger {
     this.#log ??= this.#rootLog.child({ requestId: this.id });
     return this.#log;
+  }
+
+  /**
+   * The input-token estimate of the canonical request (limits/estimate.ts), made once, when first asked:
+   * the rate limiter and the meter both charge it before the call. In the default chain both come
+   * before the search plugin, the one plugin that changes the request (it adds its tool and note), so
+   * it is the estimate of the request as the client's dialect decoded it.
+   */
+  get inputEstimate(): number {
+    if (this.#inputEstimate === undefined) {
+      if (this.request === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'The request was not decoded.');
+      this.#inputEstimate = estimateInputTokens(this.request);
+    }
+    return this.#inputEstimate;
   }
 }

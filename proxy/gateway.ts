@@ -4,7 +4,7 @@ import { CompletionAccumulator } from './accumulate.js';
 import { readJsonBody, type BodyLimits } from './body.js';
 import { discardRestOfBody } from './body-discard.js';
 import type { Chain } from './chain.js';
-import type { ChatRequest, JsonObject } from './canonical.js';
+import type { ChatCompletion, ChatRequest, JsonObject } from './canonical.js';
 import type { ConnectionCap } from './connection-cap.js';
 import type { Dialect, WireProfile } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
@@ -142,10 +142,15 @@ async function countTokens(options: GatewayOptions, exchange: Exchange): Promise
   sendJson(exchange.res, 200, exchange.responseHeaders, counting.encode(inputTokens));
 }
 
-async function collect(events: EventStream): Promise<ReturnType<CompletionAccumulator['result']>> {
+/** A non-streamed answer: the upstream's completion as it came, or (a search loop's) events folded into one. */
+async function collect(events: EventStream): Promise<ChatCompletion> {
+  let completion: ChatCompletion | undefined;
   const accumulator = new CompletionAccumulator();
-  for await (const event of events) accumulator.addEvent(event);
-  return accumulator.result();
+  for await (const event of events) {
+    if (event.type === 'completion') completion = event.completion;
+    else accumulator.addEvent(event);
+  }
+  return completion ?? accumulator.result();
 }
 
 function notEnabled(req: IncomingMessage): GatewayError {

@@ -3,11 +3,11 @@ import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
-import type { CanonicalEvent, ChatRequest, JsonObject } from './canonical.js';
+import type { ChatRequest, JsonObject, ResponseEvent } from './canonical.js';
 import type { Exchange } from './exchange.js';
 
-/** The response side of the chain: canonical events, produced lazily as the upstream sends them. */
-export type EventStream = AsyncIterable<CanonicalEvent>;
+/** The response side of the chain: canonical events, produced lazily as the upstream sends them (a non-streamed call's: one completion). */
+export type EventStream = AsyncIterable<ResponseEvent>;
 
 /** Calls the rest of the chain (and finally the upstream). A plugin may call it more than once (search loops). */
 export type Next = () => Promise<EventStream>;
@@ -16,7 +16,8 @@ export type Next = () => Promise<EventStream>;
  * A plugin has up to two hooks, both optional:
  * - `onRequest` runs for every API route before the body is read (auth, request counting);
  * - `handle` wraps the upstream call of generation routes as an onion: it may change `exchange.request`
- *   on the way in, answer early by throwing a GatewayError, and see (or wrap) the events on the way out.
+ *   on the way in, answer early by throwing a GatewayError, and on the way out watch the events
+ *   (`observe`, proxy/observe.ts) or change them (a generator of its own).
  */
 export interface Plugin {
   readonly name: string;

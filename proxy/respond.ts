@@ -62,6 +62,8 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     write(encoder.start());
     reading = true;
     for await (const event of events) {
+      // A completion answers a non-streamed call: a streamed request's call streams.
+      if (event.type === 'completion') throw new GatewayError('GW_ERR_INTERNAL', 'A whole completion reached an event stream.');
       write(encoder.event(event));
       if (res.writableNeedDrain) await once(res, 'drain', { signal });
     }
@@ -70,9 +72,9 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     if (signal.aborted) return undefined;
     failure = asGatewayError(error);
     write(encoder.error(failure));
-    // The encoder failed before the events were read: a stream never started runs none of the plugins'
-    // `finally` (the meter's settlement, the rate limiter's output charge) and leaves the upstream open,
-    // so it is read to its end, unseen.
+    // The encoder failed before the events were read: a stream never started reaches none of the
+    // plugins' ends (the meter's settlement, the rate limiter's output charge: proxy/observe.ts) and
+    // leaves the upstream open, so it is read to its end, unseen.
     if (!reading) await discard(events);
   } finally {
     clearInterval(pinger);

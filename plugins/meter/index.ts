@@ -7,19 +7,12 @@ import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
+import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
-import { estimateInputTokens } from '../../limits/estimate.js';
 import { formatCredits } from '../../store/credits.js';
 import { Ledger, type Dialect, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
-
-declare module '../../proxy/exchange.js' {
-  interface ExchangeLocals {
-    /** Searches the search plugin ran for this request; `executed` ones are billed (errored ones are not). */
-    searches: { executed: number };
-  }
-}
 
 interface MeterOptions {
   default_hold_output_tokens?: number;
@@ -71,19 +64,18 @@ export const meterPlugin: PluginModule = {
         if (caller === undefined || request === undefined || dialect === undefined || !DIALECTS.has(dialect)) {
           throw new GatewayError('GW_ERR_INTERNAL', 'The meter has no caller: the auth plugin must come before it in the chain.');
         }
-        const inputEstimate = estimateInputTokens(request);
         const hold: Hold = {
           id: exchange.id,
           orgId: caller.orgId,
           keyId: caller.keyId,
           dialect: dialect as Dialect,
-          holdMicros: pricer.cost({ ...NO_USAGE, input: inputEstimate, output: request.max_tokens ?? holdOutputTokens }),
+          holdMicros: pricer.cost({ ...NO_USAGE, input: exchange.inputEstimate, output: request.max_tokens ?? holdOutputTokens }),
           createdAt: Date.now(),
         };
         const held = await ledger.hold(hold);
         if (!held.taken) throw noCredits(held.balanceMicros);
         inFlight.add(hold.id);
-        const meter = new RequestMeter(exchange, hold, inputEstimate, deps);
+        const meter = new RequestMeter(exchange, hold, deps);
         let events: EventStream;
         try {
           events = await next();
@@ -91,7 +83,7 @@ export const meterPlugin: PluginModule = {
           await meter.failed(error);
           throw error;
         }
-        return meter.meter(events);
+        return observe(events, meter);
       },
       async close() {
         clearInterval(timer);

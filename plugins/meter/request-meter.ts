@@ -1,18 +1,20 @@
-// One request's metering, from its hold to its settlement. The settlement is written exactly once:
-// - the upstream's final usage arrived (the `choices: []` usage chunk of a stream, or the one chunk of
-//   a body): settled with that usage, committed BEFORE the chunk goes on, so no client can have the end
-//   of a response whose ledger row is not yet on disk;
-// - the events ended without it, failed, or the client went away: settled in `finally`, which runs
-//   before the consumer sees the end, with the last usage seen (vLLM's running usage), else an estimate
-//   (the input estimate and the produced text at 3 bytes a token); at zero cost when the upstream
-//   failed before any output, or never answered.
+// One request's metering, from its hold to its settlement: an observer of the response's events
+// (proxy/observe.ts). The settlement is written exactly once:
+// - the upstream's final usage arrived (the `choices: []` usage chunk of a stream, or a non-streamed
+//   call's completion): settled with that usage, committed BEFORE the event goes on, so no client can
+//   have the end of a response whose ledger row is not yet on disk;
+// - the events ended without it, failed, or the client went away: settled at their end, before the
+//   reader sees it, with the last usage seen (vLLM's running usage), else an estimate (the input
+//   estimate and the produced output at 3 bytes a token); at zero cost when the upstream failed before
+//   any output, or never answered.
 // A client that leaves is metered by one rule in every dialect: the row's status is what the client
 // got (the response head's status if it went out, else 499), the cost what the upstream did (the
 // prompt once it accepted the request, plus the output produced; nothing if it had not answered yet).
 import { asGatewayError } from '../../proxy/errors.js';
-import type { CanonicalEvent, ChatChunk, ChatUsage } from '../../proxy/canonical.js';
+import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream } from '../../proxy/plugin.js';
+import type { EventObserver, EventsEnd } from '../../proxy/observe.js';
+import { usageOf, type UsageWatch } from '../../proxy/usage-watch.js';
 import type { Hold, Ledger } from './ledger.js';
 import { NO_USAGE, type BilledUsage, type Pricer } from './price.js';
 import { billedFromEstimate, billedFromUsage } from './usage.js';
@@ -27,23 +29,19 @@ export interface MeterDeps {
   done(hold: Hold): void;
 }
 
-export class RequestMeter {
+export class RequestMeter implements EventObserver {
   readonly #exchange: Exchange;
   readonly #hold: Hold;
-  readonly #inputEstimate: number;
   readonly #deps: MeterDeps;
-  /** A non-streamed answer is one chunk: its usage is final whatever its choices. */
+  /** A non-streamed answer's usage is final wherever it comes (a search loop's comes once, at its end). */
   readonly #streamed: boolean;
-  #lastUsage: ChatUsage | undefined;
-  #producedBytes = 0;
-  /** Events seen from the inner chain: any means the upstream produced output. */
-  #events = 0;
+  /** An event came from the inner chain: the upstream produced output. */
+  #answered = false;
   #settled = false;
 
-  constructor(exchange: Exchange, hold: Hold, inputEstimate: number, deps: MeterDeps) {
+  constructor(exchange: Exchange, hold: Hold, deps: MeterDeps) {
     this.#exchange = exchange;
     this.#hold = hold;
-    this.#inputEstimate = inputEstimate;
     this.#deps = deps;
     this.#streamed = exchange.request?.stream === true;
   }
@@ -53,50 +51,41 @@ export class RequestMeter {
     await this.#settleQuietly(NO_USAGE, this.#statusOf(error));
   }
 
-  /** The events, passed on unchanged, with the settlement committed before the end can reach the client. */
-  async *meter(events: EventStream): AsyncGenerator<CanonicalEvent> {
-    let failure: unknown;
-    let failed = false;
-    try {
-      for await (const event of events) {
-        this.#events++;
-        if (event.type === 'chunk') {
-          const chunk = event.chunk;
-          if (chunk.usage) {
-            if (this.#settled) this.#exchange.log.warn({ usage: chunk.usage }, 'meter: usage after the final usage chunk, not billed');
-            else {
-              this.#lastUsage = chunk.usage;
-              if (!this.#streamed || chunk.choices.length === 0) await this.#settle(this.#billed(chunk.usage), 200);
-            }
-          }
-          if (!this.#settled) this.#producedBytes += producedBytes(chunk);
-        }
-        yield event;
-      }
-    } catch (error) {
-      failure = error;
-      failed = true;
-      throw error;
-    } finally {
-      if (!this.#settled) {
-        const clientGone = this.#exchange.signal.aborted;
-        if (!failed && !clientGone) {
-          // The events ended without a final usage chunk: this is still the response's end, so a failed write fails it.
-          await this.#settle(this.#produced(), 200);
-        } else {
-          const status = this.#exchange.res.headersSent ? this.#exchange.res.statusCode : this.#statusOf(failure);
-          // The upstream accepted the request (it answered before meter() ran): a client that left pays
-          // the prompt and what was produced; an upstream failure before any output costs nothing.
-          const usage = !clientGone && this.#events === 0 ? NO_USAGE : this.#produced();
-          await this.#settleQuietly(usage, status);
-        }
-      }
+  /** The final usage is settled, and committed, before its event goes on. */
+  onEvent(event: ResponseEvent): Promise<void> | undefined {
+    this.#answered = true;
+    const usage = usageOf(event);
+    if (usage === undefined) return undefined;
+    if (this.#settled) {
+      this.#exchange.log.warn({ usage }, 'meter: usage after the final usage chunk, not billed');
+      return undefined;
     }
+    // Final: a completion's, any in a non-streamed answer, or the `choices: []` chunk that ends a stream.
+    const final = event.type !== 'chunk' || !this.#streamed || event.chunk.choices.length === 0;
+    return final ? this.#settle(this.#billed(usage), 200) : undefined;
   }
 
-  #produced(): BilledUsage {
-    if (this.#lastUsage !== undefined) return this.#billed(this.#lastUsage);
-    return billedFromEstimate(this.#inputEstimate, this.#producedBytes, this.#exchange.locals.searches?.executed ?? 0);
+  /** The events are over without a final usage: settled with what they showed. */
+  async onEnd(end: EventsEnd, watch: UsageWatch): Promise<void> {
+    if (this.#settled) return;
+    const clientGone = this.#exchange.signal.aborted;
+    if (end.kind !== 'failed' && !clientGone) {
+      // The events ended without a final usage chunk: this is still the response's end, so a failed write fails it.
+      await this.#settle(this.#produced(watch), 200);
+      return;
+    }
+    const failure = end.kind === 'failed' ? end.error : undefined;
+    const status = this.#exchange.res.headersSent ? this.#exchange.res.statusCode : this.#statusOf(failure);
+    // The upstream accepted the request (it answered before the events were returned): a client that
+    // left pays the prompt and what was produced; an upstream failure before any output costs nothing.
+    const usage = !clientGone && !this.#answered ? NO_USAGE : this.#produced(watch);
+    await this.#settleQuietly(usage, status);
+  }
+
+  /** The last usage seen (none was final), else the estimate: the input's, and the output produced. */
+  #produced(watch: UsageWatch): BilledUsage {
+    if (watch.usage !== undefined) return this.#billed(watch.usage);
+    return billedFromEstimate(this.#exchange.inputEstimate, watch.outputTokens(), this.#exchange.locals.searches?.executed ?? 0);
   }
 
   /** Searches are counted by the search plugin in the exchange (else in the usage it emits), never both. */
@@ -136,20 +125,4 @@ export class RequestMeter {
       this.#exchange.log.error({ err: error, hold: this.#hold.id }, 'meter: the settlement could not be written; the hold stays until the orphan sweep');
     }
   }
-}
-
-/** UTF-8 bytes of text, reasoning and tool-call arguments in a chunk: what was produced. */
-function producedBytes(chunk: ChatChunk): number {
-  let bytes = 0;
-  for (const choice of chunk.choices) {
-    const delta = choice.delta;
-    if (delta.content) bytes += Buffer.byteLength(delta.content);
-    const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (reasoning) bytes += Buffer.byteLength(reasoning);
-    for (const call of delta.tool_calls ?? []) {
-      if (call.function?.name) bytes += Buffer.byteLength(call.function.name);
-      if (call.function?.arguments) bytes += Buffer.byteLength(call.function.arguments);
-    }
-  }
-  return bytes;
 }

@@ -4,9 +4,6 @@
 import type { ChatUsage } from '../../proxy/canonical.js';
 import type { BilledUsage } from './price.js';
 
-/** UTF-8 bytes per token for output that was produced but never counted (as limits/estimate.ts assumes for input). */
-const BYTES_PER_TOKEN = 3;
-
 export function billedFromUsage(usage: ChatUsage, searches: number): BilledUsage {
   const details = usage.prompt_tokens_details;
   const cacheRead = count(details?.cached_tokens);
@@ -16,9 +13,9 @@ export function billedFromUsage(usage: ChatUsage, searches: number): BilledUsage
   return { input, output: count(usage.completion_tokens), cacheRead, cacheWrite5m, cacheWrite1h, searches: count(searches) };
 }
 
-/** The bill when no usage arrived: the input estimate and the produced text at 3 bytes a token. */
-export function billedFromEstimate(inputTokens: number, producedBytes: number, searches: number): BilledUsage {
-  return { input: inputTokens, output: Math.ceil(producedBytes / BYTES_PER_TOKEN), cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, searches: count(searches) };
+/** The bill when no usage arrived: the input estimate, and the output estimated from what was produced (proxy/usage-watch.ts). */
+export function billedFromEstimate(inputTokens: number, outputTokens: number, searches: number): BilledUsage {
+  return { input: inputTokens, output: outputTokens, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, searches: count(searches) };
 }
 
 /** A token count as the upstream sent it, or 0 when it is missing or not a whole number ≥ 0. */

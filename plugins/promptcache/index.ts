@@ -6,16 +6,15 @@
 // caller (no auth plugin), the upstream's usage passes unchanged: its own cached tokens stay reads.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
-import type { CanonicalEvent, ChatUsage } from '../../proxy/canonical.js';
+import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Plugin, PluginModule } from '../../proxy/plugin.js';
+import { usageOf } from '../../proxy/usage-watch.js';
 import type { CacheSplit } from './accounting.js';
 import { cachePrefixes } from './prefixes.js';
 import { PromptCache, type CachePlan } from './prompt-cache.js';
 import { RedisRegistry } from './redis-registry.js';
 import { MemoryRegistry } from './registry.js';
-
-type ChunkEvent = Extract<CanonicalEvent, { type: 'chunk' }>;
 
 interface PromptCacheOptions {
   ttl_5m_ms?: number;
@@ -65,8 +64,8 @@ async function* accounted(events: EventStream, planning: Promise<CachePlan | und
   let plan: CachePlan | undefined;
   let planned = false;
   for await (const event of events) {
-    const usage = event.type === 'chunk' ? event.chunk.usage : undefined;
-    if (event.type !== 'chunk' || !usage) {
+    const usage = usageOf(event);
+    if (usage === undefined) {
       yield event;
       continue;
     }
@@ -88,7 +87,11 @@ async function* accounted(events: EventStream, planning: Promise<CachePlan | und
   }
 }
 
-function withSplit(event: ChunkEvent, usage: ChatUsage, split: CacheSplit): ChunkEvent {
+/** The event (a chunk or a completion) with its usage split. */
+function withSplit(event: ResponseEvent, usage: ChatUsage, split: CacheSplit): ResponseEvent {
   const details = { ...usage.prompt_tokens_details, cached_tokens: split.read, cache_creation: { ephemeral_5m_input_tokens: split.write5m, ephemeral_1h_input_tokens: split.write1h } };
-  return { ...event, chunk: { ...event.chunk, usage: { ...usage, prompt_tokens_details: details } } };
+  const splitUsage = { ...usage, prompt_tokens_details: details };
+  if (event.type === 'chunk') return { ...event, chunk: { ...event.chunk, usage: splitUsage } };
+  if (event.type === 'completion') return { ...event, completion: { ...event.completion, usage: splitUsage } };
+  return event;
 }

@@ -9,15 +9,14 @@
 //   completes, the organization is notified, and every later request of the window gets 429.
 // count_tokens and /v1/models consume nothing but carry the headers (a read); /health is left alone.
 import type { LimitNotifier } from '../../notify/notifier.js';
-import { estimateInputTokens } from '../../limits/estimate.js';
 import type { Tier } from '../../limits/tiers.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
+import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
 import { writeRetryAfter, type Counts, type RateLimitHeaders } from './headers.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
 import type { TierCache } from './tier-cache.js';
-import { watchUsage, type UsageWatch } from './usage-watch.js';
 import type { CounterKind, RateWindow } from './window.js';
 
 /** The caller's tier and counters, as the last operation left them. */
@@ -84,7 +83,7 @@ export class RateLimiter implements Plugin {
     if (state === undefined || request === undefined) return next();
     const { orgId, tier } = state;
     const limit = tier.inputTokensPerMinute;
-    const estimate = estimateInputTokens(request);
+    const estimate = exchange.inputEstimate;
     const input = await this.#window.consume('input', orgId, estimate);
     if (input.used > limit) {
       // Refused: the estimate goes back, so that a refused request takes nothing from the window.
@@ -108,7 +107,12 @@ export class RateLimiter implements Plugin {
       await this.#settle(exchange, state, { estimate, windowEnd: input.resetAt, prompt: 0, output: 0 });
       throw error;
     }
-    return watchUsage(events, (watch) => this.#settle(exchange, state, { estimate, windowEnd: input.resetAt, ...usedBy(watch) }));
+    // At the end, however it came (the client gone, the stream broken too), and before the reader sees
+    // it: a non-streamed answer's headers, written after, show the settled counts. The prompt tokens
+    // are the upstream's, when it reported them (else the estimate stands).
+    return observe(events, {
+      onEnd: (_end, watch) => this.#settle(exchange, state, { estimate, windowEnd: input.resetAt, prompt: watch.usage?.prompt_tokens, output: watch.outputTokens() }),
+    });
   }
 
   /**
@@ -146,9 +150,4 @@ export class RateLimiter implements Plugin {
     writeRetryAfter(exchange.responseHeaders, retryMs);
     return limitError({ kind, tier: state.tier, windowMs: this.#window.windowMs, retryMs, ...(detail === undefined ? {} : { detail }) });
   }
-}
-
-/** The prompt tokens the upstream reported (undefined: none came, the estimate stands) and the output tokens. */
-function usedBy(watch: UsageWatch): { prompt: number | undefined; output: number } {
-  return { prompt: watch.usage?.prompt_tokens, output: watch.outputTokens() };
 }

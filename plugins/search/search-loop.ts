@@ -6,6 +6,7 @@
 import { SEARCH_FUNCTION_NAME, type CanonicalEvent, type ChatMessage, type ChatRequest, type ChatUsage, type WebSearchOptions } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Next } from '../../proxy/plugin.js';
+import { completionAsChunk } from './completion-chunk.js';
 import type { SearchProvider } from './providers/index.js';
 import { Round } from './round.js';
 import { queryOf, runSearch } from './run-search.js';
@@ -43,6 +44,7 @@ export async function* searchLoop(first: EventStream, input: LoopInput): EventSt
     const state = new Round({ holdCalls: search !== undefined, streamed, prior, searches: () => search?.counter.executed }, book);
     for await (const event of events) {
       if (event.type === 'chunk') yield* state.take(event.chunk);
+      else if (event.type === 'completion') yield* state.take(completionAsChunk(event.completion));
       else yield event;
     }
     yield* state.end();

@@ -1,4 +1,4 @@
-import type { CanonicalEvent, ChatCompletion, ChatRequest } from '../canonical.js';
+import type { ChatRequest, CompletionEvent } from '../canonical.js';
 import type { Handler } from '../chain.js';
 import { GatewayError } from '../errors.js';
 import { refuseUnhandledSearch } from '../unhandled-search.js';
@@ -8,7 +8,7 @@ import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
 import { upstreamStatusError } from './upstream-errors.js';
 import { ChunkDecoder } from './chunk-decoder.js';
-import { completionAsChunk } from './completion-chunk.js';
+import { upstreamCompletion } from './upstream-completion.js';
 import { UsageCheck } from './usage-check.js';
 
 export interface ChatCallOptions {
@@ -92,24 +92,9 @@ function writeRetryAfter(exchange: Exchange, seconds: number): void {
   exchange.responseHeaders['retry-after-ms'] = String(seconds * 1000);
 }
 
-async function* completionEvents(response: UpstreamResponse, usage: UsageCheck): AsyncGenerator<CanonicalEvent> {
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a body that is not JSON.');
-  }
-  const completion = parsed as ChatCompletion;
-  if (typeof parsed !== 'object' || parsed === null || !Array.isArray(completion.choices)) {
-    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a completion without choices.');
-  }
-  if (!completion.choices.every(hasMessage)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a message.');
-  const chunk = completionAsChunk(completion);
-  usage.see(chunk);
-  yield { type: 'chunk', chunk };
-}
-
-function hasMessage(choice: unknown): boolean {
-  return typeof choice === 'object' && choice !== null && typeof (choice as { message?: unknown }).message === 'object' && (choice as { message?: unknown }).message !== null;
+/** A non-streamed answer: one completion event, read when the events are. */
+async function* completionEvents(response: UpstreamResponse, usage: UsageCheck): AsyncGenerator<CompletionEvent> {
+  const completion = upstreamCompletion(await response.text());
+  usage.seeCompletion(completion);
+  yield { type: 'completion', completion };
 }

@@ -5,11 +5,9 @@
 // and logged at warn. Only the fields an upstream may report are kept: `web_search_requests` and
 // `cache_creation` are the gateway's to set, never the upstream's.
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { ChatChunk, ChatRequest, ChatUsage } from '../canonical.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from '../canonical.js';
+import { BYTES_PER_TOKEN, chunkBytes, completionBytes } from '../usage-watch.js';
 import type { UpstreamErrorLog } from './upstream-errors.js';
-
-/** UTF-8 bytes per output token when the count is the gateway's own (plugins/meter/usage.ts's ratio). */
-const BYTES_PER_TOKEN = 3;
 /** Tokens an answer may hold that produce no text: end of turn, thinking markers, a chat template's markup. */
 const SILENT_TOKENS = 32;
 /** Markup tokens around one tool call that its streamed name and arguments do not show (`<tool_call>`, `{"name": `, …). */
@@ -39,19 +37,19 @@ export class UsageCheck {
 
   /** Counts what the chunk produced, then replaces its usage, if any, with the checked figures. */
   see(chunk: ChatChunk): void {
+    this.#producedBytes += chunkBytes(chunk);
     for (const choice of chunk.choices) {
-      const delta = choice.delta;
-      if (delta.content) this.#producedBytes += Buffer.byteLength(delta.content);
-      if (delta.reasoning_content) this.#producedBytes += Buffer.byteLength(delta.reasoning_content);
-      else if (delta.reasoning) this.#producedBytes += Buffer.byteLength(delta.reasoning);
-      for (const call of delta.tool_calls ?? []) {
-        // A call's first fragment carries its id (and name); later ones only add arguments.
-        if (call.id !== undefined) this.#toolCalls++;
-        if (call.function?.name) this.#producedBytes += Buffer.byteLength(call.function.name);
-        if (call.function?.arguments) this.#producedBytes += Buffer.byteLength(call.function.arguments);
-      }
+      // A call's first fragment carries its id (and name); later ones only add arguments.
+      for (const call of choice.delta.tool_calls ?? []) if (call.id !== undefined) this.#toolCalls++;
     }
     if (chunk.usage) chunk.usage = this.#checked(chunk.usage);
+  }
+
+  /** The same for a non-streamed answer, whole. */
+  seeCompletion(completion: ChatCompletion): void {
+    this.#producedBytes += completionBytes(completion);
+    for (const choice of completion.choices) this.#toolCalls += choice.message.tool_calls?.length ?? 0;
+    if (completion.usage) completion.usage = this.#checked(completion.usage);
   }
 
   #checked(usage: unknown): ChatUsage {

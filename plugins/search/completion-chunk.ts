@@ -1,6 +1,6 @@
-import type { ChatChunk, ChatCompletion } from '../canonical.js';
+import type { ChatChunk, ChatCompletion } from '../../proxy/canonical.js';
 
-/** A non-streamed completion as the one chunk that carries all of it, so every encoder reads one event form. */
+/** A non-streamed round's completion as the one chunk that carries all of it, so a round reads one event form. */
 export function completionAsChunk(completion: ChatCompletion): ChatChunk {
   return {
     id: completion.id,

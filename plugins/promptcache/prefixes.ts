@@ -7,7 +7,7 @@
 // before each are looked up, as Anthropic looks back for earlier cache entries.
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../../proxy/errors.js';
-import type { MessageParam, MessagesRequest, TextBlock, ToolParam } from '../translate/messages/types.js';
+import type { MessageParam, MessagesRequest, TextBlock, ToolParam } from '../../dialects/messages/types.js';
 
 export type CacheTtl = '5m' | '1h';
 

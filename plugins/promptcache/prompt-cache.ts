@@ -3,7 +3,7 @@
 // known, else counted with the gateway's token counter on the request cut after the marked block,
 // exactly as count_tokens counts it), how the upstream's prompt tokens split, and what to write back.
 import type { ChatRequest } from '../../proxy/canonical.js';
-import { messagesToChat } from '../translate/messages/to-chat.js';
+import { messagesToChat } from '../../dialects/messages/to-chat.js';
 import { splitPrompt, type CacheSplit, type MarkedPrefix } from './accounting.js';
 import type { CachePrefixes, CacheTtl } from './prefixes.js';
 import type { PrefixEntry, PrefixRegistry } from './registry.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createChatDecoder } from '../../plugins/translate/chat/decode.js';
+import { createChatDecoder } from '../../dialects/chat/decode.js';
 import { GatewayError } from '../../proxy/errors.js';
 
 const MODEL = 'qwen3-8b';

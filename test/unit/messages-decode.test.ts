@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createMessagesDecoders } from '../../plugins/translate/messages/decode.js';
+import { createMessagesDecoders } from '../../dialects/messages/decode.js';
 import { GatewayError } from '../../proxy/errors.js';
 
 const MODEL = 'qwen3-8b';

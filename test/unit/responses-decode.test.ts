@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createResponsesDecoder, type ResponsesDecodeOptions } from '../../plugins/translate/responses/decode.js';
+import { createResponsesDecoder, type ResponsesDecodeOptions } from '../../dialects/responses/decode.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../../proxy/canonical.js';
+import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../proxy/canonical.js';
 
 /** The chat-completions response body (spec 2.5): the upstream's completion under our id and the public model id. */
 export function encodeChatBody(completion: ChatCompletion, id: string, created: number, modelId: string): JsonObject {

@@ -1,6 +1,6 @@
-import type { ChatRequest } from '../../../proxy/canonical.js';
-import type { Dialect } from '../../../proxy/dialect.js';
-import type { Exchange } from '../../../proxy/exchange.js';
+import type { ChatRequest } from '../../proxy/canonical.js';
+import type { Dialect } from '../../proxy/dialect.js';
+import type { Exchange } from '../../proxy/exchange.js';
 import { renderChatError } from '../chat/errors.js';
 import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
 import { encodeResponsesBody } from './encode-body.js';

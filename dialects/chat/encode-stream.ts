@@ -1,9 +1,9 @@
 import fastJson from 'fast-json-stringify';
-import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../../proxy/canonical.js';
-import type { StreamEncoder, WireProfile } from '../../../proxy/dialect.js';
-import type { GatewayError } from '../../../proxy/errors.js';
-import { sseFrame } from '../../../proxy/sse.js';
-import deltaSchema from '../../../schemas/chat-delta.json' with { type: 'json' };
+import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../proxy/canonical.js';
+import type { StreamEncoder, WireProfile } from '../../proxy/dialect.js';
+import type { GatewayError } from '../../proxy/errors.js';
+import { sseFrame } from '../../proxy/sse.js';
+import deltaSchema from '../../schemas/chat-delta.json' with { type: 'json' };
 import { chatFinishReason, chatUsage } from './encode-body.js';
 import { renderChatError } from './errors.js';
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../proxy/errors.js';
+import { GatewayError } from '../../proxy/errors.js';
 
 /** Spec rule 10: the dialect keeps no state, so nothing can refer to an earlier response. */
 const STATELESS = 'this gateway keeps no responses or conversations (the responses dialect is stateless), so the client carries the history: send the earlier turns, output items included, in \'input\'.';

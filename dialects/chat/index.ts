@@ -1,6 +1,6 @@
-import type { ChatRequest } from '../../../proxy/canonical.js';
-import type { Dialect } from '../../../proxy/dialect.js';
-import type { Exchange } from '../../../proxy/exchange.js';
+import type { ChatRequest } from '../../proxy/canonical.js';
+import type { Dialect } from '../../proxy/dialect.js';
+import type { Exchange } from '../../proxy/exchange.js';
 import { createChatDecoder, type ChatDecodeOptions } from './decode.js';
 import { encodeChatBody } from './encode-body.js';
 import { ChatStreamEncoder } from './encode-stream.js';

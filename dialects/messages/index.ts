@@ -1,5 +1,5 @@
-import type { Dialect } from '../../../proxy/dialect.js';
-import type { Exchange } from '../../../proxy/exchange.js';
+import type { Dialect } from '../../proxy/dialect.js';
+import type { Exchange } from '../../proxy/exchange.js';
 import { createMessagesDecoders } from './decode.js';
 import { encodeMessagesBody } from './encode-body.js';
 import { MessagesStreamEncoder } from './encode-stream.js';

@@ -1,5 +1,5 @@
-import type { RenderedError } from '../../../proxy/dialect.js';
-import type { ErrorKind, GatewayError } from '../../../proxy/errors.js';
+import type { RenderedError } from '../../proxy/dialect.js';
+import type { ErrorKind, GatewayError } from '../../proxy/errors.js';
 
 const TYPES: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',

@@ -1,7 +1,7 @@
-import type { ChatRequest } from '../../../proxy/canonical.js';
-import { GatewayError } from '../../../proxy/errors.js';
-import { compileValidator, withMaxima } from '../../../proxy/validator.js';
-import schema from '../../../schemas/messages-request.json' with { type: 'json' };
+import type { ChatRequest } from '../../proxy/canonical.js';
+import { GatewayError } from '../../proxy/errors.js';
+import { compileValidator, withMaxima } from '../../proxy/validator.js';
+import schema from '../../schemas/messages-request.json' with { type: 'json' };
 import { messagesToChat } from './to-chat.js';
 import type { MessagesRequest } from './types.js';
 

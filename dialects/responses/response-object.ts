@@ -1,5 +1,5 @@
-import type { ChatUsage, JsonObject } from '../../../proxy/canonical.js';
-import type { WireProfile } from '../../../proxy/dialect.js';
+import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
+import type { WireProfile } from '../../proxy/dialect.js';
 import type { Outcome } from './outcome.js';
 import type { OutputItem, OutputMessage, ResponsesRequest, ResponsesUsage, ResponseStatus } from './types.js';
 

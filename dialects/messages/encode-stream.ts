@@ -1,7 +1,7 @@
-import type { CanonicalEvent, ChatChunk, ChatChunkChoice, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, SearchCallEvent, SearchResultEvent } from '../../../proxy/canonical.js';
-import type { StreamEncoder } from '../../../proxy/dialect.js';
-import type { GatewayError } from '../../../proxy/errors.js';
-import { sseFrame } from '../../../proxy/sse.js';
+import type { CanonicalEvent, ChatChunk, ChatChunkChoice, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, SearchCallEvent, SearchResultEvent } from '../../proxy/canonical.js';
+import type { StreamEncoder } from '../../proxy/dialect.js';
+import type { GatewayError } from '../../proxy/errors.js';
+import { sseFrame } from '../../proxy/sse.js';
 import { renderMessagesError } from './errors.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';

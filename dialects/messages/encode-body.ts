@@ -1,4 +1,4 @@
-import type { ChatCompletion, JsonObject } from '../../../proxy/canonical.js';
+import type { ChatCompletion, JsonObject } from '../../proxy/canonical.js';
 import { parseToolInput } from './tool-input.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';

@@ -1,8 +1,8 @@
 // The message dialect's server search tool (spec 2.2, rule 6) and its replayed blocks, decoded into the
 // canonical request's gateway-side fields; the search plugin runs them, and without it the upstream
 // call refuses them with the messages below.
-import { SEARCH_FUNCTION_NAME, type ChatMessage, type ChatToolCall, type ReplayedSearch, type SearchUserLocation, type WebSearchOptions } from '../../../proxy/canonical.js';
-import { GatewayError } from '../../../proxy/errors.js';
+import { SEARCH_FUNCTION_NAME, type ChatMessage, type ChatToolCall, type ReplayedSearch, type SearchUserLocation, type WebSearchOptions } from '../../proxy/canonical.js';
+import { GatewayError } from '../../proxy/errors.js';
 import type { ContentBlock, ToolParam } from './types.js';
 
 /** `web_search_20250305` and later dated versions of the same tool. */

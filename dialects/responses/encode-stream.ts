@@ -1,7 +1,7 @@
-import type { CanonicalEvent, ChatChunk, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, JsonObject, SearchCallEvent, SearchResultEvent } from '../../../proxy/canonical.js';
-import type { StreamEncoder } from '../../../proxy/dialect.js';
-import type { GatewayError } from '../../../proxy/errors.js';
-import { sseFrame } from '../../../proxy/sse.js';
+import type { CanonicalEvent, ChatChunk, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, JsonObject, SearchCallEvent, SearchResultEvent } from '../../proxy/canonical.js';
+import type { StreamEncoder } from '../../proxy/dialect.js';
+import type { GatewayError } from '../../proxy/errors.js';
+import { sseFrame } from '../../proxy/sse.js';
 import { renderChatError } from '../chat/errors.js';
 import { outcomeOf, type Outcome } from './outcome.js';
 import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';

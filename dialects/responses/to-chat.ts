@@ -1,5 +1,5 @@
-import { SEARCH_FUNCTION_NAME, type ChatContentPart, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolChoice, type JsonObject } from '../../../proxy/canonical.js';
-import { GatewayError } from '../../../proxy/errors.js';
+import { SEARCH_FUNCTION_NAME, type ChatContentPart, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolChoice, type JsonObject } from '../../proxy/canonical.js';
+import { GatewayError } from '../../proxy/errors.js';
 import type { FunctionToolParam, InputItem, InputTextPart, ResponsesRequest, TextFormat, ToolChoiceParam } from './types.js';
 import { webSearchOptions } from './web-search.js';
 

@@ -1,5 +1,5 @@
-import { SEARCH_FUNCTION_NAME, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolCall, type ChatToolChoice, type ReplayedSearch } from '../../../proxy/canonical.js';
-import { GatewayError } from '../../../proxy/errors.js';
+import { SEARCH_FUNCTION_NAME, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolCall, type ChatToolChoice, type ReplayedSearch } from '../../proxy/canonical.js';
+import { GatewayError } from '../../proxy/errors.js';
 import type { ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolChoiceParam, ToolParam, ToolResultBlock, ToolUseBlock } from './types.js';
 import { isSearchTool, replayedCall, replayedResult, webSearchOptions } from './web-search.js';
 

@@ -1,4 +1,4 @@
-import type { ChatCompletion, CompletionSegment, JsonObject } from '../../../proxy/canonical.js';
+import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
 import { outcomeOf } from './outcome.js';
 import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
 import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } from './types.js';

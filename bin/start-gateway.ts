@@ -8,11 +8,7 @@ import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
 import { builtinPlugins } from '../plugins/index.js';
-import { createChatDialect } from '../dialects/chat/index.js';
-import { renderChatError } from '../dialects/chat/errors.js';
-import { renderMessagesError } from '../dialects/messages/errors.js';
-import { createMessagesDialect } from '../dialects/messages/index.js';
-import { createResponsesDialect } from '../dialects/responses/index.js';
+import { createDialects } from '../dialects/registry.js';
 import { composeChain } from '../proxy/chain.js';
 import { ConnectionCap } from '../proxy/connection-cap.js';
 import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
@@ -95,12 +91,14 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     maxEventBytes: config.upstream.max_event_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
   });
-  const dialects = {
-    chat: createChatDialect({ modelId: config.model.id, maxOutputTokens: contextTokens }),
-    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: Math.min(config.dialects.messages.max_tokens, contextTokens) }),
-    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools, maxOutputTokens: contextTokens }),
-  };
-  const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
+  const dialects = createDialects({
+    modelId: config.model.id,
+    contextTokens,
+    messagesMaxTokens: config.dialects.messages.max_tokens,
+    responsesFunctionTools: config.dialects.responses.function_tools,
+  });
+  // Every dialect is installed, so each is its own routes' error shape.
+  const router = new Router(dialects, dialects);
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const listener = createRequestListener({
     router,

@@ -1,7 +1,9 @@
 import type { ChatRequest } from '../../proxy/canonical.js';
+import type { DecodedRequest } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/chat-request.json' with { type: 'json' };
+import { servedModelCheck } from '../served-model.js';
 
 export interface ChatDecodeOptions {
   modelId: string;
@@ -9,22 +11,36 @@ export interface ChatDecodeOptions {
   maxOutputTokens: number;
 }
 
+/** What the chat encoders need of the client's request: its `stream_options`. */
+export interface ChatEcho {
+  /** The client asked for `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** The client asked for `stream_options.continuous_usage_stats` (vLLM's running usage on every chunk). */
+  continuousUsage: boolean;
+}
+
 /** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
-export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) => ChatRequest {
+export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) => DecodedRequest<ChatEcho> {
   const limit = options.maxOutputTokens;
   const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }));
+  const checkModel = servedModelCheck(options.modelId, 'openai');
   return (body) => {
     refuseServerTools(body);
-    return canonical(validate(body), options.modelId);
+    const request = validate(body);
+    checkModel(request.model);
+    const streamOptions = request.stream_options;
+    return {
+      request: canonical(request),
+      echo: { includeUsage: streamOptions?.include_usage === true, continuousUsage: streamOptions?.continuous_usage_stats === true },
+    };
   };
 }
 
-function canonical(request: ChatRequest & { max_completion_tokens?: number | null }, modelId: string): ChatRequest {
-  if (request.model !== modelId) {
-    throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model '${request.model}' does not exist; this gateway serves '${modelId}'.`, 'model');
-  }
+function canonical(request: ChatRequest & { max_completion_tokens?: number | null }): ChatRequest {
   checkToolChoice(request);
   const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
+  // The promptcache plugin's gateway-side field: only a dialect with cache marks sets it, never a chat body.
+  delete canonical.cache_blocks;
   if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
   // OpenAI reads a null field as one not set; so does everything after the decoder (no top-level nulls).
   for (const field of Object.keys(canonical)) if (canonical[field] === null) delete canonical[field];

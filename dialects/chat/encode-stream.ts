@@ -4,18 +4,15 @@ import type { StreamEncoder, WireProfile } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
 import deltaSchema from '../../schemas/chat-delta.json' with { type: 'json' };
+import type { ChatEcho } from './decode.js';
 import { chatFinishReason, chatUsage } from './encode-body.js';
 import { renderChatError } from './errors.js';
 
-export interface ChatStreamOptions {
+export interface ChatStreamOptions extends ChatEcho {
   id: string;
   created: number;
   modelId: string;
   wire: WireProfile;
-  /** The client asked for `stream_options.include_usage`. */
-  includeUsage: boolean;
-  /** The client asked for `stream_options.continuous_usage_stats` (vLLM's running usage on every chunk). */
-  continuousUsage: boolean;
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { DecodedRequest } from '../../proxy/dialect.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/responses-request.json' with { type: 'json' };
+import { servedModelCheck } from '../served-model.js';
 import { refuseUnsupported } from './refuse.js';
 import { responsesToChat } from './to-chat.js';
 import type { ResponsesRequest } from './types.js';
@@ -16,17 +16,17 @@ export interface ResponsesDecodeOptions {
 
 /**
  * Compiles the validator once; the returned decoder validates a responses body (400 in the chat shape
- * naming the field, 404 for another model) and returns the canonical request.
+ * naming the field, 404 for another model) and returns the canonical request, with the validated
+ * request as the echo: the response object repeats it as OpenAI's does (instructions, tools, sampling).
  */
-export function createResponsesDecoder(options: ResponsesDecodeOptions): (body: unknown) => ChatRequest {
+export function createResponsesDecoder(options: ResponsesDecodeOptions): (body: unknown) => DecodedRequest<ResponsesRequest> {
   const limit = options.maxOutputTokens;
   const validate = compileValidator<ResponsesRequest>(withMaxima(schema, { max_output_tokens: limit, max_tokens: limit }));
+  const checkModel = servedModelCheck(options.modelId, 'openai');
   return (body) => {
     refuseUnsupported(body, options.functionTools);
     const request = validate(body);
-    if (request.model !== options.modelId) {
-      throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', `The model '${request.model}' does not exist; this gateway serves '${options.modelId}'.`, 'model');
-    }
-    return responsesToChat(request);
+    checkModel(request.model);
+    return { request: responsesToChat(request), echo: request };
   };
 }

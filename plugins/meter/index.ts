@@ -8,7 +8,7 @@ import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import { formatCredits } from '../../store/credits.js';
-import { Ledger, type Dialect, type Hold } from './ledger.js';
+import { Ledger, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
 
@@ -38,8 +38,6 @@ export const optionsSchema = {
   },
 };
 
-const DIALECTS: ReadonlySet<string> = new Set<Dialect>(['chat', 'messages', 'responses']);
-
 export const meterPlugin: PluginModule = {
   optionsSchema,
   after: ['auth'],
@@ -66,7 +64,7 @@ export const meterPlugin: PluginModule = {
         const caller = exchange.locals.caller;
         const request = exchange.request;
         const dialect = exchange.route.dialect?.name;
-        if (caller === undefined || request === undefined || dialect === undefined || !DIALECTS.has(dialect)) {
+        if (caller === undefined || request === undefined || dialect === undefined) {
           throw new GatewayError('GW_ERR_INTERNAL', 'The meter has no caller: the auth plugin must come before it in the chain.');
         }
         const inputEstimate = estimateInputTokens(request);
@@ -74,7 +72,7 @@ export const meterPlugin: PluginModule = {
           id: exchange.id,
           orgId: caller.orgId,
           keyId: caller.keyId,
-          dialect: dialect as Dialect,
+          dialect,
           holdMicros: pricer.cost({ ...NO_USAGE, input: inputEstimate, output: request.max_tokens ?? holdOutputTokens }),
           createdAt: Date.now(),
         };

@@ -43,8 +43,10 @@ export const promptCachePlugin: PluginModule = {
     return {
       name: 'promptcache',
       async handle(exchange, next) {
-        if (exchange.route.dialect?.name !== 'messages') return next();
-        const prefixes = cachePrefixes(exchange.body);
+        // Only a request whose client marked blocks for caching (the message dialect's cache_control) has them.
+        const blocks = exchange.request?.cache_blocks;
+        if (blocks === undefined) return next();
+        const prefixes = cachePrefixes(blocks);
         const orgId = exchange.locals.caller?.orgId;
         if (prefixes === undefined || orgId === undefined) return next();
         // Looked up and counted while the upstream works; a failure leaves the upstream's usage as it is.

@@ -8,7 +8,7 @@ const CONTEXT = 32768;
 const off: ResponsesDecodeOptions = { modelId: MODEL, functionTools: false, maxOutputTokens: CONTEXT };
 const on: ResponsesDecodeOptions = { modelId: MODEL, functionTools: true, maxOutputTokens: CONTEXT };
 const decoders = new Map([off, on].map((options) => [options, createResponsesDecoder(options)]));
-const decodeResponses = (body: unknown, options: ResponsesDecodeOptions): ChatRequest => decoders.get(options)!(body);
+const decodeResponses = (body: unknown, options: ResponsesDecodeOptions): ChatRequest => decoders.get(options)!(body).request;
 const WEATHER = { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 
 function rejection(body: unknown, options = off): GatewayError {

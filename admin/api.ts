@@ -1,7 +1,7 @@
 // The admin API under /admin/v1: organizations, members, credits, keys and usage, as JSON. `:org` is an
 // organization's id or name. The store checks what it owns (name lengths, e-mail shape, amounts); this
 // file checks types and says which field a refusal is about.
-import type { Services } from '../bin/services.js';
+import type { Services } from '../services/services.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';

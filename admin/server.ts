@@ -3,7 +3,7 @@
 // /admin/logout) and the dashboard's files (/). It runs only when the admin token is set.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Services } from '../bin/services.js';
+import type { Services } from '../services/services.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { Tier } from '../limits/tiers.js';
 import { closeServer, listen, urlOf } from '../proxy/listen.js';

@@ -3,7 +3,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { dataDirOf } from '../config/data-dir.js';
-import { loadPlugins } from '../config/plugins.js';
+import { loadPlugins } from '../plugins/load-plugins.js';
 import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
@@ -24,7 +24,7 @@ import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { upstreamFields } from '../proxy/upstream/request-fields.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
-import { openServices } from './services.js';
+import { openServices } from '../services/services.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */

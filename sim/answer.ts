@@ -7,7 +7,7 @@
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
 import type { ChatRequest } from './chat-types.js';
 import type { ChatPrompt } from './chat-prompt.js';
-import { messageText } from '../tokenizer/template-input.js';
+import { messageText } from '../prompt/template-input.js';
 import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
 import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
 import { planSearch, SEARCH_TOOL } from './search-rule.js';

@@ -1,8 +1,8 @@
-// The prompt of a chat request: rendered and tokenized as vLLM does (tokenizer/template-input.ts
+// The prompt of a chat request: rendered and tokenized as vLLM does (prompt/template-input.ts
 // normalises the messages and tools, the Qwen3 template renders them), cached by content so that
 // repeated requests (benchmarks, retries, /tokenize then chat) tokenize once.
-import { PromptError } from '../tokenizer/prompt-error.js';
-import { toTemplateMessages, toTemplateTools, type TemplateMessage } from '../tokenizer/template-input.js';
+import { PromptError } from '../prompt/prompt-error.js';
+import { toTemplateMessages, toTemplateTools, type TemplateMessage } from '../prompt/template-input.js';
 import type { ChatMessage, FunctionTool } from './chat-types.js';
 import { badRequest } from './errors.js';
 import { hashString } from './hash.js';

@@ -7,7 +7,7 @@
 //   answers citing the first two numbered results (`[n] Title` lines) of the searches since that user
 //   message: "According to <first words of the title> [n]." for each.
 import type { ChatMessage, ChatRequest } from './chat-types.js';
-import { messageText } from '../tokenizer/template-input.js';
+import { messageText } from '../prompt/template-input.js';
 
 export const SEARCH_TOOL = 'web_search';
 

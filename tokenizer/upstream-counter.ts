@@ -9,8 +9,9 @@ import { Pool } from 'undici';
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
 import { rejectionMessage } from '../proxy/upstream/upstream-rejection.js';
-import { promptInput, type PromptInput } from './prompt-input.js';
-import type { TokenCounter, TokenCounterLog } from './token-counter.js';
+import type { PromptInput } from '../prompt/prompt-input.js';
+import { promptInput } from './request-prompt.js';
+import type { TokenCounter, TokenCounterLog } from './counter.js';
 
 export type UpstreamFlavor = 'vllm' | 'llama-server';
 

@@ -5,7 +5,8 @@
 // A hold that no process settles (the process was killed mid-request) is released by a periodic sweep.
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
+import type { PluginModule } from '../plugin-module.js';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import { formatCredits } from '../../store/credits.js';
 import { Ledger, type Hold } from './ledger.js';

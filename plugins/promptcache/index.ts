@@ -6,7 +6,8 @@
 // caller (no auth plugin), the upstream's usage passes unchanged: its own cached tokens stay reads.
 import type { CanonicalEvent, ChatUsage } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream, Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { EventStream, Plugin } from '../../proxy/plugin.js';
+import type { PluginModule } from '../plugin-module.js';
 import type { CacheSplit } from './accounting.js';
 import { cachePrefixes } from './prefixes.js';
 import { PromptCache, type CachePlan } from './prompt-cache.js';

@@ -5,7 +5,8 @@
 // Replayed search results are verified and restored as context (replay.ts). Executed searches are
 // counted in `exchange.locals.searches` for the meter (errored ones are not).
 import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../proxy/canonical.js';
-import type { Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { Plugin } from '../../proxy/plugin.js';
+import type { PluginModule } from '../plugin-module.js';
 import { offerSearch } from './offer.js';
 import { createSearchProvider, searchProviderOptionsSchema, type SearchProviderOptions } from './providers/index.js';
 import { DEFAULT_TIMEOUT_MS } from './providers/options.js';

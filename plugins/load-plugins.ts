@@ -1,10 +1,13 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
-import type { Plugin, PluginContext, PluginModule } from '../proxy/plugin.js';
-import { paramOf } from '../proxy/validator.js';
-import { ConfigError, type LoadedConfig } from './load.js';
+import { ConfigError } from '../config/errors.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { Plugin } from '../proxy/plugin.js';
+import { paramOf } from '../validation/field-path.js';
+import type { PluginContext, PluginModule } from './plugin-module.js';
 
+// Not the gateway's strict instance: a plugin's schema may use keywords of its own (or annotations).
 const ajv = new Ajv({ allErrors: false, strict: false });
 
 /**

@@ -3,7 +3,7 @@
 // for shared counters, and the notifier.
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../config/errors.js';
 import type { GatewayConfig } from '../config/types.js';
 import { LogNotifier } from '../notify/log-notifier.js';
 import type { LimitNotifier } from '../notify/notifier.js';

@@ -13,12 +13,12 @@ import type { PromptInput } from '../prompt/prompt-input.js';
 import { promptInput } from './request-prompt.js';
 import type { TokenCounter, TokenCounterLog } from './counter.js';
 
-export type UpstreamFlavor = 'vllm' | 'llama-server';
+export type TokenizeFlavor = 'vllm' | 'llama-server';
 
 export interface UpstreamCounterOptions {
   /** Where the tokenize endpoints live: the server's origin (its `/v1` base without `/v1`). */
   baseUrl: string;
-  flavor: UpstreamFlavor;
+  flavor: TokenizeFlavor;
   apiKey: string | undefined;
   servedModel: string;
   /** Where the upstream's own error text goes (never to the client). */

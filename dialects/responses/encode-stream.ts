@@ -3,7 +3,7 @@ import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
 import { renderChatError } from '../chat/errors.js';
-import { outcomeOf, type Outcome } from './outcome.js';
+import { outcomeOf, type ResponseOutcome } from './outcome.js';
 import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
 import type { OutputFunctionCall, OutputItem, OutputWebSearchCall, ResponseStatus } from './types.js';
 
@@ -227,7 +227,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       + this.#frame('response.output_item.done', `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`);
   }
 
-  #specEnd(type: string, outcome: Outcome): string {
+  #specEnd(type: string, outcome: ResponseOutcome): string {
     return `"object":"${type}","id":"${responseId(this.#context)}","status":"${outcome.status}","finish_reason":"${outcome.finishReason}",`;
   }
 

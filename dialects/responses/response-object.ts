@@ -1,6 +1,6 @@
 import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
-import type { Outcome } from './outcome.js';
+import type { ResponseOutcome } from './outcome.js';
 import type { OutputItem, OutputMessage, ResponsesRequest, ResponsesUsage, ResponseStatus } from './types.js';
 
 /** What every response object of one exchange shares. */
@@ -19,7 +19,7 @@ export interface ResponseState {
   output: OutputItem[];
   usage: ResponsesUsage | null;
   /** null while in progress. */
-  outcome: Outcome | null;
+  outcome: ResponseOutcome | null;
 }
 
 export const responseId = (context: ResponseContext): string => `resp_${context.id}`;

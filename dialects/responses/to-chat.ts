@@ -1,6 +1,6 @@
 import { SEARCH_FUNCTION_NAME, type ChatContentPart, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolChoice, type JsonObject } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
-import type { FunctionToolParam, InputItem, InputTextPart, ResponsesRequest, TextFormat, ToolChoiceParam } from './types.js';
+import type { FunctionToolParam, InputItem, InputTextPart, ResponsesRequest, TextFormat, ResponsesToolChoice } from './types.js';
 import { webSearchOptions } from './web-search.js';
 
 /**
@@ -91,7 +91,7 @@ function chatTool(tool: FunctionToolParam): ChatFunctionTool {
   return { type: 'function', function: fn };
 }
 
-function toolChoice(choice: ToolChoiceParam | null | undefined, tools: ChatFunctionTool[]): ChatToolChoice | undefined {
+function toolChoice(choice: ResponsesToolChoice | null | undefined, tools: ChatFunctionTool[]): ChatToolChoice | undefined {
   if (choice == null || typeof choice === 'string') return choice ?? undefined;
   if (!tools.some((tool) => tool.function.name === choice.name)) {
     throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${choice.name}' is in 'tools'.`, 'tool_choice.name');

@@ -49,7 +49,7 @@ export interface WebSearchToolParam {
   user_location?: JsonObject | null;
 }
 
-export type ToolChoiceParam = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+export type ResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
 
 export type TextFormat =
   | { type: 'text' }
@@ -69,7 +69,7 @@ export interface ResponsesRequest {
   top_p?: number | null;
   stream?: boolean | null;
   tools?: Array<FunctionToolParam | WebSearchToolParam> | null;
-  tool_choice?: ToolChoiceParam | null;
+  tool_choice?: ResponsesToolChoice | null;
   parallel_tool_calls?: boolean | null;
   text?: { format?: TextFormat } | null;
   metadata?: JsonObject | null;

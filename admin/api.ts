@@ -1,7 +1,7 @@
 // The admin API under /admin/v1: organizations, members, credits, keys and usage, as JSON. `:org` is an
 // organization's id or name. The store checks what it owns (name lengths, e-mail shape, amounts); this
 // file checks types and says which field a refusal is about.
-import type { Services } from '../bin/services.js';
+import type { Services } from '../services/services.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
@@ -9,14 +9,14 @@ import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
 import { about, AdminError } from './errors.js';
 import { readObject } from './http.js';
-import type { Route } from './routes.js';
+import type { AdminRoute } from './routes.js';
 import { usageByDay } from './usage.js';
 
 const ROLES: readonly MemberRole[] = ['admin', 'member'];
 const ORG = '([^/]+)';
 
 /** The routes; `tiers` is the rate-limit tier table (config `limits.tiers`) an org's spend is placed in. */
-export function apiRoutes(services: Services, tiers: readonly Tier[]): Route[] {
+export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRoute[] {
   const orgBody = (org: Org, members?: readonly Member[]) => orgJson(org, tierFor(org.spentMicros, tiers), members);
   const store = services.store;
   return [

@@ -2,7 +2,7 @@
 // package's source folder, so they serve the same from a run of the sources and of dist/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { packageRoot } from '../config/load.js';
+import { packageRoot } from '../config/package-root.js';
 
 export interface StaticFile {
   body: Buffer;

@@ -3,11 +3,11 @@
 import { AdminError } from './errors.js';
 import { checkCsrf, checkOrigin } from './guard.js';
 import { isHttps, readObject } from './http.js';
-import type { Route, RouteAnswer } from './routes.js';
+import type { AdminRoute, RouteAnswer } from './routes.js';
 import { clearedSessionCookie, sessionCookie, type Session, type Sessions } from './session.js';
 import type { TokenCheck } from './token-throttle.js';
 
-export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): Route[] {
+export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): AdminRoute[] {
   const describe = (session: Session): RouteAnswer => ({ status: 200, body: { csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() } });
   return [
     {

@@ -16,15 +16,15 @@ export interface RouteAnswer {
   headers?: Record<string, string | string[]>;
 }
 
-export interface Route {
+export interface AdminRoute {
   method: 'GET' | 'POST' | 'DELETE';
   /** Anchored, e.g. /^\/admin\/v1\/orgs\/([^/]+)$/. */
   path: RegExp;
   handle(request: RouteRequest): Promise<RouteAnswer>;
 }
 
-export interface RouteMatch {
-  route: Route;
+export interface AdminRouteMatch {
+  route: AdminRoute;
   params: string[];
 }
 
@@ -32,7 +32,7 @@ export interface RouteMatch {
  * The route for a method and path; a 404 if no pattern matches the path, a 405 if none takes the
  * method (its `allow` lists the methods that would be).
  */
-export function matchRoute(routes: readonly Route[], method: string, pathname: string): RouteMatch {
+export function matchRoute(routes: readonly AdminRoute[], method: string, pathname: string): AdminRouteMatch {
   const allowed: string[] = [];
   for (const route of routes) {
     const match = route.path.exec(pathname);

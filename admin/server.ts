@@ -3,7 +3,7 @@
 // /admin/logout) and the dashboard's files (/). It runs only when the admin token is set.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Services } from '../bin/services.js';
+import type { Services } from '../services/services.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { Tier } from '../limits/tiers.js';
 import { closeServer, listen, urlOf } from '../proxy/listen.js';
@@ -13,7 +13,7 @@ import { AdminError, asAdminError } from './errors.js';
 import { createGuard } from './guard.js';
 import { SECURITY_HEADERS, sendError, sendJson } from './http.js';
 import { sessionRoutes } from './login.js';
-import { matchRoute, type Route } from './routes.js';
+import { matchRoute, type AdminRoute } from './routes.js';
 import { Sessions } from './session.js';
 import { secretMatcher } from './token.js';
 import { throttledTokenCheck, TokenThrottle } from './token-throttle.js';
@@ -53,7 +53,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Run
     res.end(req.method === 'HEAD' ? undefined : file.body);
   };
 
-  const dispatch = async (req: IncomingMessage, res: ServerResponse, routes: readonly Route[], url: URL): Promise<void> => {
+  const dispatch = async (req: IncomingMessage, res: ServerResponse, routes: readonly AdminRoute[], url: URL): Promise<void> => {
     const { route, params } = matchRoute(routes, req.method ?? 'GET', url.pathname);
     const answer = await route.handle({ req, params, query: url.searchParams });
     sendJson(res, answer.status, answer.body, answer.headers);

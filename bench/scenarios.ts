@@ -1,5 +1,6 @@
 // What the load asks for: three kinds of generation, each the same for every target but the model name and, for the
 // gateway's other dialects, the path and the body's shape.
+import type { DialectName } from '../proxy/dialect.js';
 
 export type ScenarioName = 'nonstream' | 'stream-burst' | 'stream-paced';
 
@@ -25,10 +26,8 @@ export const SCENARIOS: readonly Scenario[] = [
 /** The headers the gateway must pass to the sim for these scenarios to mean anything. */
 export const SIM_HEADER_NAMES = ['x-sim-itl-ms', 'x-sim-ttft-ms', 'x-sim-output-tokens'];
 
-/** The API dialects the gateway serves; the sim and the bare pass-throughs speak only `chat`. */
-export type Dialect = 'chat' | 'messages' | 'responses';
-
-export const DIALECT_PATHS: Readonly<Record<Dialect, string>> = {
+/** Each API dialect's path; the sim and the bare pass-throughs speak only `chat`. */
+export const DIALECT_PATHS: Readonly<Record<DialectName, string>> = {
   chat: '/v1/chat/completions',
   messages: '/v1/messages',
   responses: '/v1/responses',
@@ -37,7 +36,7 @@ export const DIALECT_PATHS: Readonly<Record<Dialect, string>> = {
 export const CHAT_PATH = DIALECT_PATHS.chat;
 
 /** The request body in the dialect's shape, with the model name the target expects; the same prompt and token limit in each. */
-export function requestBody(dialect: Dialect, scenario: Scenario, model: string, maxTokens = CHUNKS): string {
+export function requestBody(dialect: DialectName, scenario: Scenario, model: string, maxTokens = CHUNKS): string {
   const prompt = 'Say something.';
   switch (dialect) {
     case 'chat':

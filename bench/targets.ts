@@ -9,7 +9,8 @@ import { request } from 'undici';
 import { openStore } from '../store/store.js';
 import { freePort, startServer, type ServerProcess } from './processes.js';
 import { redisServerVersion, startRedis, type BenchRedis } from './redis.js';
-import { DIALECT_PATHS, requestBody, requestHeaders, scenarioNamed, SIM_HEADER_NAMES, type Dialect } from './scenarios.js';
+import { DIALECT_PATHS, requestBody, requestHeaders, scenarioNamed, SIM_HEADER_NAMES } from './scenarios.js';
+import type { DialectName } from '../proxy/dialect.js';
 
 export type TargetName =
   | 'direct'
@@ -29,7 +30,7 @@ export interface Target {
   /** The model name this target expects in the request body. */
   model: string;
   /** The dialect of the requests, hence their path and body; only the gateway speaks more than `chat`. */
-  dialect: Dialect;
+  dialect: DialectName;
   /** The process whose CPU and memory are measured (for `direct`, the sim itself; the three plain gateway targets share one). */
   server: ServerProcess;
   /** Headers of this target's own, over the scenario's (the full chain's API key). */
@@ -115,7 +116,7 @@ export async function startTargets(options: { gatewayLog?: string; only?: Readon
   if (undici !== undefined) list.push({ name: 'undici', model: UPSTREAM_MODEL, dialect: 'chat', server: undici });
   if (gateway !== undefined) {
     if (only.has('gateway')) list.push({ name: 'gateway', model: GATEWAY_MODEL, dialect: 'chat', server: gateway });
-    const others: Array<[TargetName, Dialect]> = [
+    const others: Array<[TargetName, DialectName]> = [
       ['gateway-messages', 'messages'],
       ['gateway-responses', 'responses'],
     ];

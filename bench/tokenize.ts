@@ -6,7 +6,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TokenizerConfig } from '../config/types.js';
 import type { ChatRequest } from '../proxy/canonical.js';
-import { createTokenCounter, type TokenCounter } from '../tokenizer/token-counter.js';
+import type { TokenCounter } from '../tokenizer/counter.js';
+import { createTokenCounter } from '../tokenizer/token-counter.js';
 
 const WORDS = 'the gateway counts every prompt token exactly as the model server will including system prompts tools and results'.split(' ');
 const CODE = 'export function add(a: number, b: number): number {\n  return a + b; // sums two numbers\n}\n';

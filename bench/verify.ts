@@ -4,7 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { requestBody, requestHeaders, type Dialect, type Scenario } from './scenarios.js';
+import { requestBody, requestHeaders, type Scenario } from './scenarios.js';
+import type { DialectName } from '../proxy/dialect.js';
 import { benchOrgSpend, targetUrl, type Target } from './targets.js';
 
 export interface Check {
@@ -18,7 +19,7 @@ export interface Check {
 const PACED_MIN_MS = 19 * 5 * 0.9;
 
 /** Per dialect: the SSE event that carries one content chunk, and the events a complete stream ends with. */
-const STREAM_SHAPE: Readonly<Record<Exclude<Dialect, 'chat'>, { content: string; last: readonly string[] }>> = {
+const STREAM_SHAPE: Readonly<Record<Exclude<DialectName, 'chat'>, { content: string; last: readonly string[] }>> = {
   messages: { content: 'text_delta', last: ['message_stop'] },
   responses: { content: 'response.output_text.delta', last: ['response.completed', 'response.incomplete'] },
 };
@@ -83,7 +84,7 @@ async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> 
 }
 
 /** The answer's text in a non-streamed response of the dialect, or undefined when it is not where the dialect puts it. */
-function answerText(dialect: Dialect, body: unknown): string | undefined {
+function answerText(dialect: DialectName, body: unknown): string | undefined {
   switch (dialect) {
     case 'chat':
       return (body as { choices?: Array<{ message?: { content?: string } }> }).choices?.[0]?.message?.content;
@@ -108,7 +109,7 @@ interface SseEvent {
  * Messages: `content_block_delta` events with a `text_delta`, and a `message_stop`.
  * Responses: `response.output_text.delta` events, and a `response.completed` or `response.incomplete` last.
  */
-function countChunks(dialect: Dialect, text: string): { chunks: number; unit: string; unended?: string } {
+function countChunks(dialect: DialectName, text: string): { chunks: number; unit: string; unended?: string } {
   const events = parseSse(text);
   if (dialect === 'chat') {
     let chunks = 0;

@@ -3,10 +3,11 @@
 import { parseArgs } from 'node:util';
 import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
 import { dataDirOf } from '../config/data-dir.js';
-import { ConfigError, loadConfig } from '../config/load.js';
+import { ConfigError } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
 import { tiersOf } from '../limits/tiers.js';
 import { StoreError } from '../store/errors.js';
-import { openRevocationBus } from './services.js';
+import { openRevocationBus } from '../services/services.js';
 import { startGateway } from './start-gateway.js';
 
 const USAGE = `usage:

@@ -3,16 +3,12 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { dataDirOf } from '../config/data-dir.js';
-import { loadPlugins } from '../config/plugins.js';
+import { loadPlugins } from '../plugins/load-plugins.js';
 import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
 import { builtinPlugins } from '../plugins/index.js';
-import { createChatDialect } from '../plugins/translate/chat/index.js';
-import { renderChatError } from '../plugins/translate/chat/errors.js';
-import { renderMessagesError } from '../plugins/translate/messages/errors.js';
-import { createMessagesDialect } from '../plugins/translate/messages/index.js';
-import { createResponsesDialect } from '../plugins/translate/responses/index.js';
+import { createDialects } from '../dialects/registry.js';
 import { composeChain } from '../proxy/chain.js';
 import { ConnectionCap } from '../proxy/connection-cap.js';
 import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
@@ -28,7 +24,7 @@ import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { upstreamFields } from '../proxy/upstream/request-fields.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
-import { openServices } from './services.js';
+import { openServices } from '../services/services.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -97,12 +93,14 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     maxEventBytes: config.upstream.max_event_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
   });
-  const dialects = {
-    chat: createChatDialect({ modelId: config.model.id, maxOutputTokens: contextTokens }),
-    messages: createMessagesDialect({ modelId: config.model.id, maxTokens: Math.min(config.dialects.messages.max_tokens, contextTokens) }),
-    responses: createResponsesDialect({ modelId: config.model.id, functionTools: config.dialects.responses.function_tools, maxOutputTokens: contextTokens }),
-  };
-  const router = new Router(dialects, { chat: { renderError: renderChatError }, messages: { renderError: renderMessagesError }, responses: { renderError: renderChatError } });
+  const dialects = createDialects({
+    modelId: config.model.id,
+    contextTokens,
+    messagesMaxTokens: config.dialects.messages.max_tokens,
+    responsesFunctionTools: config.dialects.responses.function_tools,
+  });
+  // Every dialect is installed, so each is its own routes' error shape.
+  const router = new Router(dialects, dialects);
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const listener = createRequestListener({
     router,

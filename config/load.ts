@@ -1,14 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { ajv, paramOf } from '../proxy/validator.js';
+import { ajv } from '../validation/ajv.js';
+import { paramOf } from '../validation/field-path.js';
+import { ConfigError } from './errors.js';
+import { packageRoot } from './package-root.js';
 import { configSchema } from './schema.js';
 import type { GatewayConfig } from './types.js';
-
-/** A config that cannot be used; the message names the file, the line and the key. */
-export class ConfigError extends Error {}
 
 export type ConfigPath = ReadonlyArray<string | number>;
 
@@ -124,15 +123,4 @@ function describe(error: ErrorObject | undefined, locate: (path: ConfigPath) => 
   }
   const allowed = error.keyword === 'enum' ? ` (${(params.allowedValues as unknown[]).join(', ')})` : '';
   return `${locate(path)}: key '${paramOf(error.instancePath) || '(root)'}' ${error.message ?? 'is invalid'}${allowed}`;
-}
-
-/** The folder holding package.json, from source (config/) or from the build (dist/config/). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-  return dir;
 }

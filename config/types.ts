@@ -1,12 +1,10 @@
-// The shape of the config file; config/schema.ts is its JSON Schema, typed by these interfaces so the two agree.
-import type { JsonObject } from '../proxy/canonical.js';
-import type { WireProfile } from '../proxy/dialect.js';
-import type { UpstreamFlavor } from '../proxy/upstream/request-fields.js';
+// The shape of the config file; config/schema.ts is its JSON Schema, typed by these interfaces so the two
+// agree. The enums are written out as the schema lists them (config/ imports nothing of the gateway it configures).
 
 export interface PluginEntry {
   name?: string;
   path?: string;
-  options?: JsonObject;
+  options?: Record<string, unknown>;
 }
 
 export interface GatewayConfig {
@@ -37,7 +35,7 @@ export interface GatewayConfig {
     api_key?: string;
     api_key_env?: string;
     /** The server's kind: which request fields it gets. */
-    flavor: UpstreamFlavor;
+    flavor: 'vllm' | 'llama-server' | 'sglang' | 'tgi' | 'ollama' | 'openai';
     /** Request fields passed on beyond the flavor's, by the operator's choice. */
     extra_fields: string[];
     connections: number;
@@ -53,7 +51,7 @@ export interface GatewayConfig {
     max_event_bytes: number;
     forward_headers: string[];
   };
-  wire: WireProfile;
+  wire: 'spec' | 'openai';
   dialects: {
     messages: { max_tokens: number };
     responses: { function_tools: boolean };

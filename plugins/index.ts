@@ -1,4 +1,4 @@
-import type { PluginModule } from '../proxy/plugin.js';
+import type { PluginModule } from './plugin-module.js';
 import { authPlugin } from './auth/index.js';
 import { meterPlugin } from './meter/index.js';
 import { promptCachePlugin } from './promptcache/index.js';

@@ -40,7 +40,26 @@ export interface ChatRequest {
   web_search?: WebSearchOptions;
   /** Gateway-side, never sent upstream: earlier search results the client passed back, for the search plugin to verify. */
   web_search_replay?: ReplayedSearch[];
+  /** Gateway-side, never sent upstream: the prompt's blocks in cache order when the client marked some for caching, for the promptcache plugin. */
+  cache_blocks?: CacheBlock[];
   [field: string]: unknown;
+}
+
+/**
+ * A block of the prompt in cache order (the message dialect's: tools, then system blocks, then the
+ * messages' content blocks), as the promptcache plugin hashes it into prefixes and counts them.
+ */
+export interface CacheBlock {
+  /** Where the block sits (`t` a tool, `s` a system block, `m<index>:<role>` a message's): part of its prefix's identity. */
+  place: string;
+  /** The block as the client sent it, its mark included. */
+  block: JsonObject;
+  /** The block's cache mark as the client sent it, when it has one; unchecked (the plugin checks it). */
+  mark: unknown;
+  /** The block's path in the client's request, for errors (e.g. `system[1]`). */
+  param: string;
+  /** The canonical request cut just after this block: what the prefix's tokens are counted on. */
+  prefix: () => ChatRequest;
 }
 
 /** How much of the results the model gets to read (the responses dialect's `search_context_size`; `medium` otherwise). */

@@ -1,6 +1,8 @@
 import type { ChatCompletion, ChatRequest, CanonicalEvent, JsonObject } from './canonical.js';
 import type { GatewayError } from './errors.js';
-import type { Exchange } from './exchange.js';
+
+/** The client dialects, one per family of routes (spec section 4); dialects/registry.ts makes them. */
+export type DialectName = 'chat' | 'messages' | 'responses';
 
 /** `spec`: the spec's shapes plus what SDKs need; `openai`: the upstream OpenAI wire exactly (WIRE.md). */
 export type WireProfile = 'spec' | 'openai';
@@ -20,15 +22,35 @@ export interface StreamEncoder {
   ping?(): string;
 }
 
-/** A client dialect: its request decoder, its encoders and its error shape. */
-export interface Dialect {
-  readonly name: string;
+/** What an encoder needs of the exchange: its id (the answer's ids derive from it), its arrival time and its wire profile. */
+export interface EncodeContext {
+  readonly id: string;
+  /** Unix seconds. */
+  readonly created: number;
+  readonly wire: WireProfile;
+}
+
+/**
+ * A decoded request: the canonical request, and the echo: what the dialect's encoders need of the
+ * client's request beyond the canonical form (typed per dialect, handed back to its encoders).
+ */
+export interface DecodedRequest<Echo> {
+  readonly request: ChatRequest;
+  readonly echo: Echo;
+}
+
+/**
+ * A client dialect: its request decoder, its encoders and its error shape. The core holds it as
+ * `Dialect` (echo unknown) and only ever hands an encoder the echo its own `decode` returned.
+ */
+export interface Dialect<Echo = unknown> {
+  readonly name: DialectName;
   /** Validates the parsed body and returns the canonical request; throws GatewayError (400/404). */
-  decode(body: unknown, exchange: Exchange): ChatRequest;
+  decode(body: unknown): DecodedRequest<Echo>;
   /** Whether the client asked for an event stream. */
   wantsStream(request: ChatRequest): boolean;
-  streamEncoder(exchange: Exchange): StreamEncoder;
-  encodeBody(completion: ChatCompletion, exchange: Exchange): JsonObject;
+  streamEncoder(context: EncodeContext, echo: Echo): StreamEncoder;
+  encodeBody(completion: ChatCompletion, context: EncodeContext, echo: Echo): JsonObject;
   renderError(error: GatewayError): RenderedError;
   /** Token counting without generation, for dialects that have it (POST /v1/messages/count_tokens). */
   countTokens?: {

@@ -1,5 +1,5 @@
 // One catalogue of gateway errors. Each code has a status and a kind; each dialect renders the kind
-// in its own wire shape (plugins/translate/<dialect>/errors.ts).
+// in its own wire shape (dialects/<dialect>/errors.ts).
 
 export type ErrorKind =
   | 'invalid_request'

@@ -30,8 +30,6 @@ export class Exchange {
   /** Fields plugins add to the request's one log line (the caller's org and key, tokens, cost). */
   readonly logFields: Record<string, string | number> = {};
   wire: WireProfile;
-  /** The parsed request body in the caller's dialect. */
-  body: unknown = undefined;
   /** The canonical request, set once the body is decoded. */
   request: ChatRequest | undefined = undefined;
 

@@ -119,14 +119,14 @@ function logRequest(log: Logger, id: string, req: IncomingMessage, path: string,
 
 /** Reads and decodes the body, runs the chain, and writes the stream or the body. */
 async function generate(options: GatewayOptions, exchange: Exchange, dialect: Dialect): Promise<GatewayError | undefined> {
-  exchange.body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
-  const request = dialect.decode(exchange.body, exchange);
+  const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
+  const { request, echo } = dialect.decode(body);
   exchange.request = request;
   const events = await options.chain.generate(exchange);
   if (dialect.wantsStream(request)) {
-    return sendEventStream(exchange.res, exchange.responseHeaders, dialect.streamEncoder(exchange), events, exchange.signal, options.pingIntervalMs);
+    return sendEventStream(exchange.res, exchange.responseHeaders, dialect.streamEncoder(exchange, echo), events, exchange.signal, options.pingIntervalMs);
   }
-  sendJson(exchange.res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange));
+  sendJson(exchange.res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange, echo));
   return undefined;
 }
 
@@ -134,8 +134,7 @@ async function generate(options: GatewayOptions, exchange: Exchange, dialect: Di
 async function countTokens(options: GatewayOptions, exchange: Exchange): Promise<void> {
   const counting = exchange.route.dialect?.countTokens;
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
-  exchange.body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
-  const request = counting.decode(exchange.body);
+  const request = counting.decode(await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt));
   for (const prepare of options.chain.prepareCount) prepare(request);
   refuseUnhandledSearch(request);
   const inputTokens = await options.countTokens(request, exchange.signal);

@@ -1,9 +1,6 @@
-import type { Redis } from 'ioredis';
-import type { GatewayConfig } from '../config/types.js';
-import type { LimitNotifier } from '../notify/notifier.js';
-import type { RevocationBus } from '../store/revocations.js';
-import type { Store } from '../store/store.js';
-import type { ChatRequest, JsonObject, ResponseEvent } from './canonical.js';
+// The core's plugin contract: what the chain runs. How a plugin is made at start (its module, its
+// options, the services it gets) is the plugins' side: plugins/plugin-module.ts.
+import type { ChatRequest, ResponseEvent } from './canonical.js';
 import type { Exchange } from './exchange.js';
 
 /** The response side of the chain: canonical events, produced lazily as the upstream sends them (a non-streamed call's: one completion). */
@@ -29,35 +26,4 @@ export interface Plugin {
    */
   prepareCount?(request: ChatRequest): void;
   close?(): void | Promise<void>;
-}
-
-export interface PluginContext {
-  /** The whole configuration (plugins read their sections: limits, pricing, redis, mail). */
-  readonly config: Readonly<GatewayConfig>;
-  /** The public model id the gateway serves. */
-  readonly modelId: string;
-  /** The data directory (config `data_dir`), resolved: where the store lives. */
-  readonly dataDir: string;
-  /** Resolves a path written in the config file relative to that file's folder. */
-  resolvePath(path: string): string;
-  /** The store in the data directory, opened once per process on first call and closed by the gateway. */
-  store(): Promise<Store>;
-  /** Where key revocations are announced (to every node, with Redis). */
-  readonly revocations: RevocationBus;
-  /** The shared Redis client when `redis.url` is set (rate-limit counters), else undefined. */
-  redis(): Redis | undefined;
-  /** Tells an organization's members that output tokens block it (e-mail, at most hourly). */
-  readonly notifier: LimitNotifier;
-  /** The gateway's token counter (the one count_tokens uses): a canonical request's prompt tokens, exactly as the upstream will count them. */
-  countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
-  /** The clock (Unix ms) that plugins' caches expire by: Date.now, or a test's own. */
-  readonly now: () => number;
-}
-
-/** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */
-export interface PluginModule {
-  readonly optionsSchema?: JsonObject;
-  /** Built-in plugins that must come earlier in the chain (the meter bills the caller auth finds). */
-  readonly after?: readonly string[];
-  create(options: JsonObject, context: PluginContext): Plugin | Promise<Plugin>;
 }

@@ -1,6 +1,5 @@
-import type { Dialect, ErrorRenderer } from './dialect.js';
+import type { Dialect, DialectName, ErrorRenderer } from './dialect.js';
 
-export type DialectName = 'chat' | 'messages' | 'responses';
 export type RouteKind = 'generate' | 'count_tokens' | 'models' | 'health';
 
 export interface Route {

@@ -1,8 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ajv } from '../validation/ajv.js';
+import { paramOf } from '../validation/field-path.js';
 import { GatewayError, type ErrorCode } from './errors.js';
-
-/** The one Ajv instance for the gateway's own schemas (requests, config). */
-export const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
 
 /** A request validator compiled once at start; failures become a 400 that names the field. */
 export function compileValidator<T>(schema: object, code: ErrorCode = 'GW_ERR_REQUEST_INVALID'): (value: unknown) => T {
@@ -30,18 +29,6 @@ export function withMaxima<S extends { $id?: string; properties: object }>(schem
     property.maximum = maximum;
   }
   return copy;
-}
-
-/** `/messages/0/role` → `messages[0].role` (the form SDK users see in their code). */
-export function paramOf(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1);
-  if (child !== undefined) parts.push(child);
-  let param = '';
-  for (const part of parts) {
-    const unescaped = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    param += /^\d+$/.test(unescaped) ? `[${unescaped}]` : param === '' ? unescaped : `.${unescaped}`;
-  }
-  return param;
 }
 
 function describe(error: ErrorObject, code: ErrorCode): GatewayError {

@@ -5,9 +5,9 @@
 //    else, when it ends with tool results: "Tool results: " + their contents;
 // 3. else, when the last user message starts with "echo: ": the rest of it, verbatim;
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
-import type { ChatRequest } from './chat-types.js';
+import type { SimChatRequest } from './chat-types.js';
 import type { ChatPrompt } from './chat-prompt.js';
-import { messageText } from '../tokenizer/template-input.js';
+import { messageText } from '../prompt/template-input.js';
 import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
 import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
 import { planSearch, SEARCH_TOOL } from './search-rule.js';
@@ -20,7 +20,7 @@ export type PlannedAnswer =
 
 export const ECHO_PREFIX = 'echo: ';
 
-export function planAnswer(request: ChatRequest, prompt: ChatPrompt, outputTokens: number): PlannedAnswer {
+export function planAnswer(request: SimChatRequest, prompt: ChatPrompt, outputTokens: number): PlannedAnswer {
   const { messages } = request;
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const userText = lastUser ? messageText(lastUser.content) : '';
@@ -46,7 +46,7 @@ export function planAnswer(request: ChatRequest, prompt: ChatPrompt, outputToken
 }
 
 /** The contents of the tool messages that end the conversation, oldest first. */
-function trailingToolResults(request: ChatRequest): string[] {
+function trailingToolResults(request: SimChatRequest): string[] {
   const results: string[] = [];
   for (let i = request.messages.length - 1; i >= 0; i--) {
     const m = request.messages[i];

@@ -1,16 +1,16 @@
-// The prompt of a chat request: rendered and tokenized as vLLM does (tokenizer/template-input.ts
+// The prompt of a chat request: rendered and tokenized as vLLM does (prompt/template-input.ts
 // normalises the messages and tools, the Qwen3 template renders them), cached by content so that
 // repeated requests (benchmarks, retries, /tokenize then chat) tokenize once.
-import { PromptError } from '../tokenizer/prompt-error.js';
-import { toTemplateMessages, toTemplateTools, type TemplateMessage } from '../tokenizer/template-input.js';
-import type { ChatMessage, FunctionTool } from './chat-types.js';
+import { PromptError } from '../prompt/prompt-error.js';
+import { toTemplateMessages, toTemplateTools, type TemplateMessage } from '../prompt/template-input.js';
+import type { SimChatMessage, FunctionTool } from './chat-types.js';
 import { badRequest } from './errors.js';
 import { hashString } from './hash.js';
 import { Lru } from './lru.js';
 import { encode, renderPrompt } from './qwen3-prompt.js';
 
 export interface ChatPromptInput {
-  messages: readonly ChatMessage[];
+  messages: readonly SimChatMessage[];
   tools: readonly FunctionTool[] | null;
   addGenerationPrompt?: boolean;
   chatTemplateKwargs?: Readonly<Record<string, unknown>>;
@@ -50,7 +50,7 @@ export function countChatTokens(input: ChatPromptInput): number {
   return chatPrompt(input).ids.length;
 }
 
-function templateMessages(messages: readonly ChatMessage[]): TemplateMessage[] {
+function templateMessages(messages: readonly SimChatMessage[]): TemplateMessage[] {
   try {
     return toTemplateMessages(messages);
   } catch (err) {

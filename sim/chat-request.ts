@@ -1,6 +1,6 @@
-// Validation of a chat-completions body into a ChatRequest. Wrong types are a 400 in vLLM's
+// Validation of a chat-completions body into a SimChatRequest. Wrong types are a 400 in vLLM's
 // error shape (vLLM's own messages come from pydantic; ours name the field the same way).
-import type { ChatMessage, ChatRequest, ChatToolCall, FunctionTool, Role, TextPart, ToolChoice } from './chat-types.js';
+import type { SimChatMessage, SimChatRequest, SimToolCall, FunctionTool, Role, TextPart, ToolChoice } from './chat-types.js';
 import { badRequest } from './errors.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -13,7 +13,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function parseChatRequest(body: unknown): ChatRequest {
+export function parseChatRequest(body: unknown): SimChatRequest {
   if (!isRecord(body)) throw badRequest('The request body must be a JSON object.');
   const model = optional(body, 'model', 'string');
   if (body.messages === undefined) throw badRequest('messages: Field required', 'messages');
@@ -54,19 +54,19 @@ export function parseChatRequest(body: unknown): ChatRequest {
   };
 }
 
-export function parseMessages(value: unknown): ChatMessage[] {
+export function parseMessages(value: unknown): SimChatMessage[] {
   if (!Array.isArray(value)) throw badRequest('messages: Input should be a valid list', 'messages');
   if (value.length === 0) throw badRequest('messages: List should have at least 1 item', 'messages');
   return value.map((m, i) => parseMessage(m, `messages[${i}]`));
 }
 
-function parseMessage(value: unknown, at: string): ChatMessage {
+function parseMessage(value: unknown, at: string): SimChatMessage {
   if (!isRecord(value)) throw badRequest(`${at}: Input should be an object`, 'messages');
   const role = value.role;
   if (typeof role !== 'string' || !ROLES.has(role)) {
     throw badRequest(`${at}.role: Input should be 'system', 'developer', 'user', 'assistant' or 'tool'`, 'messages');
   }
-  const message: ChatMessage = { role: role as Role, content: parseContent(value.content, `${at}.content`) };
+  const message: SimChatMessage = { role: role as Role, content: parseContent(value.content, `${at}.content`) };
   const name = optional(value, 'name', 'string', `${at}.`);
   if (name !== null) message.name = name;
   const toolCallId = optional(value, 'tool_call_id', 'string', `${at}.`);
@@ -93,9 +93,9 @@ function parseContent(value: unknown, at: string): string | TextPart[] | null {
   });
 }
 
-function parseToolCalls(value: unknown, at: string): ChatToolCall[] {
+function parseToolCalls(value: unknown, at: string): SimToolCall[] {
   if (!Array.isArray(value)) throw badRequest(`${at}: Input should be a valid list`, 'messages');
-  return value.map((call, i): ChatToolCall => {
+  return value.map((call, i): SimToolCall => {
     const here = `${at}[${i}]`;
     if (!isRecord(call) || !isRecord(call.function)) throw badRequest(`${here}.function: Field required`, 'messages');
     const { name, arguments: args } = call.function;

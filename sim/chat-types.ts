@@ -7,17 +7,17 @@ export interface TextPart {
   text: string;
 }
 
-export interface ChatToolCall {
+export interface SimToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
 }
 
-export interface ChatMessage {
+export interface SimChatMessage {
   role: Role;
   content: string | TextPart[] | null;
   name?: string;
-  tool_calls?: ChatToolCall[];
+  tool_calls?: SimToolCall[];
   tool_call_id?: string;
 }
 
@@ -33,10 +33,10 @@ export interface FunctionTool {
 
 export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
 
-export interface ChatRequest {
+export interface SimChatRequest {
   /** null when the request names no model (vLLM then uses the served one). */
   model: string | null;
-  messages: ChatMessage[];
+  messages: SimChatMessage[];
   tools: FunctionTool[] | null;
   /** 'auto' when tools are given without a choice, else 'none', like vLLM. */
   toolChoice: ToolChoice;

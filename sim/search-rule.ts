@@ -6,8 +6,8 @@
 // - When the conversation ends with the result of a `web_search` call and no query is left, the model
 //   answers citing the first two numbered results (`[n] Title` lines) of the searches since that user
 //   message: "According to <first words of the title> [n]." for each.
-import type { ChatMessage, ChatRequest } from './chat-types.js';
-import { messageText } from '../tokenizer/template-input.js';
+import type { SimChatMessage, SimChatRequest } from './chat-types.js';
+import { messageText } from '../prompt/template-input.js';
 
 export const SEARCH_TOOL = 'web_search';
 
@@ -17,7 +17,7 @@ const QUERY = /search:[ \t]*(.*?)(?=[ \t]*search:|\n|$)/g;
 const RESULT_LINE = /^\[(\d+)\] (.+)$/gm;
 const TITLE_WORDS = 4;
 
-export function planSearch(request: ChatRequest): SearchStep | undefined {
+export function planSearch(request: SimChatRequest): SearchStep | undefined {
   const { messages } = request;
   let lastUser = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -38,13 +38,13 @@ export function planSearch(request: ChatRequest): SearchStep | undefined {
   return { kind: 'answer', text: citingAnswer(after.filter((m) => m.role === 'tool' && m.tool_call_id !== undefined && searchCallIds.has(m.tool_call_id))) };
 }
 
-function offersSearch(request: ChatRequest): boolean {
+function offersSearch(request: SimChatRequest): boolean {
   const { tools, toolChoice } = request;
   if (!tools?.some((tool) => tool.function.name === SEARCH_TOOL) || toolChoice === 'none') return false;
   return typeof toolChoice !== 'object' || toolChoice.function.name === SEARCH_TOOL;
 }
 
-function citingAnswer(results: readonly ChatMessage[]): string {
+function citingAnswer(results: readonly SimChatMessage[]): string {
   const cited: string[] = [];
   for (const result of results) {
     for (const match of messageText(result.content).matchAll(RESULT_LINE)) {

@@ -6,7 +6,7 @@
 //   result (the model then answers with text quoting the results).
 // A tool is "named" when its name appears as a whole word; calls follow the order of first mention;
 // with parallel_tool_calls false only the first call is made.
-import type { ChatRequest, FunctionTool } from './chat-types.js';
+import type { SimChatRequest, FunctionTool } from './chat-types.js';
 import { buildArguments } from './tool-arguments.js';
 
 export interface PlannedCall {
@@ -14,7 +14,7 @@ export interface PlannedCall {
   arguments: Record<string, unknown>;
 }
 
-export function planToolCalls(request: ChatRequest, lastUserText: string, endsWithToolResult: boolean): PlannedCall[] {
+export function planToolCalls(request: SimChatRequest, lastUserText: string, endsWithToolResult: boolean): PlannedCall[] {
   const { tools, toolChoice } = request;
   if (!tools || tools.length === 0 || toolChoice === 'none') return [];
   let chosen: FunctionTool[];

@@ -2,8 +2,8 @@
 // says `ready` (or `failed`), then answers each `{id, input}` job (input: a PromptInput as JSON)
 // with `{id, count}` or `{id, error}`, one job at a time.
 import { parentPort, workerData } from 'node:worker_threads';
-import { PromptError } from './prompt-error.js';
-import type { PromptInput } from './prompt-input.js';
+import { PromptError } from '../prompt/prompt-error.js';
+import type { PromptInput } from '../prompt/prompt-input.js';
 import { loadPromptModel, type ModelSpec, type PromptModel } from './prompt-model.js';
 import type { WorkerJob, WorkerReply } from './worker-protocol.js';
 

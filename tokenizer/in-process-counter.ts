@@ -7,10 +7,10 @@
 // (about 1 s, once); only if they cannot start at all (logged) is it counted inline.
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
-import { PromptError } from './prompt-error.js';
-import { promptInput } from './prompt-input.js';
+import { PromptError } from '../prompt/prompt-error.js';
+import { promptInput } from './request-prompt.js';
 import type { ModelSpec, PromptModel } from './prompt-model.js';
-import type { TokenCounter, TokenCounterLog } from './token-counter.js';
+import type { TokenCounter, TokenCounterLog } from './counter.js';
 import { WorkerPool } from './worker-pool.js';
 
 export interface InProcessCounterOptions {

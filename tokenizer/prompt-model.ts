@@ -1,9 +1,9 @@
 // What turns a conversation into a token count inside the gateway's process: the model's own files
 // (LocalModel) or a tiktoken encoding (TiktokenModel). A ModelSpec names one in plain data, so a
 // worker thread can load the same model the main thread has.
-import { LocalModel } from './local-model.js';
-import type { ModelFiles } from './model-files.js';
-import type { PromptInput } from './prompt-input.js';
+import { LocalModel } from '../prompt/local-model.js';
+import type { ModelFiles } from '../prompt/model-files.js';
+import type { PromptInput } from '../prompt/prompt-input.js';
 import { TiktokenModel, type TiktokenEncodingName } from './tiktoken-model.js';
 
 export interface PromptModel {

@@ -2,9 +2,9 @@
 // (chatml-template.ts) and encoded with a tiktoken encoding (js-tiktoken), the two ChatML markers
 // counting one token each. Not the model's tokenizer, so not exact (`exact: false`).
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
-import { ChatTemplate } from './chat-template.js';
+import { ChatTemplate } from '../prompt/chat-template.js';
 import { CHATML_MARKERS, CHATML_TEMPLATE } from './chatml-template.js';
-import type { PromptInput } from './prompt-input.js';
+import type { PromptInput } from '../prompt/prompt-input.js';
 
 export const TIKTOKEN_ENCODINGS = ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base', 'gpt2'] as const;
 export type TiktokenEncodingName = (typeof TIKTOKEN_ENCODINGS)[number];

@@ -9,37 +9,12 @@
 // The in-process sources load their model here, once, before the counter is returned (so a bad
 // config fails at start); large conversations are counted in a pool of worker threads, started
 // with the first one (or warmUp()), each loading its own copy.
-import type { ChatRequest } from '../proxy/canonical.js';
 import type { TokenizerConfig } from '../config/types.js';
 import { InProcessCounter } from './in-process-counter.js';
-import { resolveModelFiles } from './model-files.js';
+import { resolveModelFiles } from '../prompt/model-files.js';
 import { loadPromptModel, type ModelSpec } from './prompt-model.js';
+import type { TokenCounter, TokenCounterLog } from './counter.js';
 import { UpstreamCounter } from './upstream-counter.js';
-
-export interface TokenCounter {
-  /**
-   * The prompt tokens the upstream reports for this request (OpenAI's `prompt_tokens`; Anthropic's
-   * `input_tokens` + cache fields). Rejects with a GatewayError: GW_ERR_REQUEST_INVALID when the
-   * conversation cannot be rendered (the upstream would refuse it too), GW_ERR_UPSTREAM_* when the
-   * upstream's endpoint fails; with the signal's reason when aborted.
-   */
-  count(request: ChatRequest, signal?: AbortSignal): Promise<number>;
-  readonly source: 'upstream' | 'local' | 'tiktoken';
-  /** false for the tiktoken approximation. */
-  readonly exact: boolean;
-  /**
-   * Loads now what would otherwise load on first need (the worker threads of the in-process
-   * sources, started by the first large conversation); the gateway may call it at start.
-   */
-  warmUp?(): Promise<void>;
-  /** Ends the worker threads or the upstream connections. */
-  close(): Promise<void>;
-}
-
-/** Where the counter reports trouble that does not fail a count (pino's logger fits). */
-export interface TokenCounterLog {
-  warn(fields: object, message: string): void;
-}
 
 export interface TokenCounterContext {
   /** The upstream's OpenAI base URLs (`http://host:8000/v1`); the first one's origin serves `/tokenize`. */

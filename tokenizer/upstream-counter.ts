@@ -9,15 +9,16 @@ import { Pool } from 'undici';
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
 import { rejectionMessage } from '../proxy/upstream/upstream-rejection.js';
-import { promptInput, type PromptInput } from './prompt-input.js';
-import type { TokenCounter, TokenCounterLog } from './token-counter.js';
+import type { PromptInput } from '../prompt/prompt-input.js';
+import { promptInput } from './request-prompt.js';
+import type { TokenCounter, TokenCounterLog } from './counter.js';
 
-export type UpstreamFlavor = 'vllm' | 'llama-server';
+export type TokenizeFlavor = 'vllm' | 'llama-server';
 
 export interface UpstreamCounterOptions {
   /** Where the tokenize endpoints live: the server's origin (its `/v1` base without `/v1`). */
   baseUrl: string;
-  flavor: UpstreamFlavor;
+  flavor: TokenizeFlavor;
   apiKey: string | undefined;
   servedModel: string;
   /** Where the upstream's own error text goes (never to the client). */

@@ -3,7 +3,7 @@
 // here (a job aborted while queued never reaches a worker). A worker that dies fails its job and
 // is replaced. Idle workers do not keep the process alive; close() terminates them.
 import { Worker } from 'node:worker_threads';
-import { PromptError } from './prompt-error.js';
+import { PromptError } from '../prompt/prompt-error.js';
 import type { ModelSpec } from './prompt-model.js';
 import type { WorkerJob, WorkerReply } from './worker-protocol.js';
 

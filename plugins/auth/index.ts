@@ -6,7 +6,8 @@ import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { Plugin } from '../../proxy/plugin.js';
+import type { PluginModule } from '../plugin-module.js';
 import { hashApiKey, isWellFormedApiKey } from '../../store/api-key.js';
 import type { ApiKeyRecord } from '../../store/keys.js';
 

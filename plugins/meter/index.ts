@@ -8,9 +8,10 @@ import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import { observe } from '../../proxy/observe.js';
-import type { EventStream, Next, Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
+import type { PluginModule } from '../plugin-module.js';
 import { formatCredits } from '../../store/credits.js';
-import { Ledger, type Dialect, type Hold } from './ledger.js';
+import { Ledger, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
 
@@ -32,8 +33,6 @@ export const optionsSchema: JSONSchemaType<MeterOptions> = {
     sweep_interval_ms: optional({ type: 'integer', minimum: 10 }),
   },
 };
-
-const DIALECTS: ReadonlySet<string> = new Set<Dialect>(['chat', 'messages', 'responses']);
 
 export const meterPlugin: PluginModule = {
   optionsSchema,
@@ -61,14 +60,14 @@ export const meterPlugin: PluginModule = {
         const caller = exchange.locals.caller;
         const request = exchange.request;
         const dialect = exchange.route.dialect?.name;
-        if (caller === undefined || request === undefined || dialect === undefined || !DIALECTS.has(dialect)) {
+        if (caller === undefined || request === undefined || dialect === undefined) {
           throw new GatewayError('GW_ERR_INTERNAL', 'The meter has no caller: the auth plugin must come before it in the chain.');
         }
         const hold: Hold = {
           id: exchange.id,
           orgId: caller.orgId,
           keyId: caller.keyId,
-          dialect: dialect as Dialect,
+          dialect,
           holdMicros: pricer.cost({ ...NO_USAGE, input: exchange.inputEstimate, output: request.max_tokens ?? holdOutputTokens }),
           createdAt: Date.now(),
         };

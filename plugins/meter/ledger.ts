@@ -5,6 +5,7 @@
 // run through the store's transactor; the holds and settlements of one event-loop turn share one
 // transaction and one commit (store/group-commit.ts), and each promise resolves after that commit.
 import type { Kysely, Transaction } from 'kysely';
+import type { DialectName } from '../../proxy/dialect.js';
 import { GroupCommit } from '../../store/group-commit.js';
 import { checkedMicros } from '../../store/money.js';
 import { QueryTemplate } from '../../store/query-template.js';
@@ -12,14 +13,12 @@ import type { Database } from '../../store/schema.js';
 import type { Transactor } from '../../store/transactor.js';
 import type { BilledUsage } from './price.js';
 
-export type Dialect = Database['usage']['dialect'];
-
 export interface Hold {
   /** The request id: the ledger row's id. */
   id: string;
   orgId: string;
   keyId: string;
-  dialect: Dialect;
+  dialect: DialectName;
   holdMicros: number;
   /** Unix ms. */
   createdAt: number;
@@ -136,7 +135,7 @@ function statements(db: Db) {
         .where('balance_micros', '>', 0),
     ),
     balance: new QueryTemplate<{ org: string }>((arg) => db.selectFrom('orgs').select('balance_micros').where('id', '=', arg('org'))),
-    insertHold: new QueryTemplate<{ id: string; org: string; key: string; dialect: Dialect; hold: number; at: number }>((arg) =>
+    insertHold: new QueryTemplate<{ id: string; org: string; key: string; dialect: DialectName; hold: number; at: number }>((arg) =>
       db.insertInto('usage').values({
         id: arg('id'),
         org_id: arg('org'),

@@ -8,8 +8,9 @@ import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream, Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { EventStream, Plugin } from '../../proxy/plugin.js';
 import { usageOf } from '../../proxy/usage-watch.js';
+import type { PluginModule } from '../plugin-module.js';
 import type { CacheSplit } from './accounting.js';
 import { cachePrefixes } from './prefixes.js';
 import { PromptCache, type CachePlan } from './prompt-cache.js';
@@ -44,8 +45,10 @@ export const promptCachePlugin: PluginModule = {
     return {
       name: 'promptcache',
       async handle(exchange, next) {
-        if (exchange.route.dialect?.name !== 'messages') return next();
-        const prefixes = cachePrefixes(exchange.body);
+        // Only a request whose client marked blocks for caching (the message dialect's cache_control) has them.
+        const blocks = exchange.request?.cache_blocks;
+        if (blocks === undefined) return next();
+        const prefixes = cachePrefixes(blocks);
         const orgId = exchange.locals.caller?.orgId;
         if (prefixes === undefined || orgId === undefined) return next();
         // Looked up and counted while the upstream works; a failure leaves the upstream's usage as it is.

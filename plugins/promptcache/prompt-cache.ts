@@ -3,7 +3,6 @@
 // known, else counted with the gateway's token counter on the request cut after the marked block,
 // exactly as count_tokens counts it), how the upstream's prompt tokens split, and what to write back.
 import type { ChatRequest } from '../../proxy/canonical.js';
-import { messagesToChat } from '../translate/messages/to-chat.js';
 import { splitPrompt, type CacheSplit, type MarkedPrefix } from './accounting.js';
 import type { CachePrefixes, CacheTtl } from './prefixes.js';
 import type { PrefixEntry, PrefixRegistry } from './registry.js';
@@ -32,7 +31,7 @@ export class PromptCache {
     const found = await this.#options.registry.lookup(orgId, prefixes.lookups.map((lookup) => lookup.hash));
     let hit: Entry | undefined;
     for (const [hash, entry] of found) if (hit === undefined || entry.tokens > hit.tokens) hit = { hash, ...entry };
-    const counted = await Promise.all(prefixes.breakpoints.map((breakpoint) => found.get(breakpoint.hash)?.tokens ?? this.#options.countTokens(messagesToChat(breakpoint.prefix), signal)));
+    const counted = await Promise.all(prefixes.breakpoints.map((breakpoint) => found.get(breakpoint.hash)?.tokens ?? this.#options.countTokens(breakpoint.prefix(), signal)));
     // A longer prefix never holds fewer tokens (a chat template may render a cut a token differently).
     let floor = 0;
     const marks = prefixes.breakpoints.map((breakpoint, i) => {

@@ -2,10 +2,11 @@
 // `backend` (auto: Redis when `redis.url` is set, else in-process; memory; redis) and `tier_cache_ms`
 // (how long a node trusts an organization's tier, so that requests cost no store read).
 import type { JSONSchemaType } from 'ajv';
-import { ConfigError } from '../../config/load.js';
+import { ConfigError } from '../../config/errors.js';
 import { optional } from '../../config/optional-key.js';
 import { tiersOf } from '../../limits/tiers.js';
-import type { Plugin, PluginContext, PluginModule } from '../../proxy/plugin.js';
+import type { Plugin } from '../../proxy/plugin.js';
+import type { PluginContext, PluginModule } from '../plugin-module.js';
 import { RateLimitHeaders } from './headers.js';
 import { memoryWindow } from './memory-window.js';
 import { RateLimiter } from './rate-limiter.js';

@@ -7,7 +7,8 @@
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../proxy/canonical.js';
-import type { Plugin, PluginModule } from '../../proxy/plugin.js';
+import type { Plugin } from '../../proxy/plugin.js';
+import type { PluginModule } from '../plugin-module.js';
 import { offerSearch } from './offer.js';
 import { createSearchProvider, searchProviderOptionsSchema, type SearchProviderOptions } from './providers/index.js';
 import { DEFAULT_TIMEOUT_MS } from './providers/options.js';

@@ -7,8 +7,8 @@ export const UPSTREAM_FLAVORS = ['vllm', 'llama-server', 'sglang', 'tgi', 'ollam
 
 export type UpstreamFlavor = (typeof UPSTREAM_FLAVORS)[number];
 
-/** Canonical-request fields the gateway keeps for itself (the search plugin's); never sent, whatever the config says. */
-export const GATEWAY_FIELDS: readonly string[] = ['web_search', 'web_search_replay'];
+/** Canonical-request fields the gateway keeps for itself (the search and promptcache plugins'); never sent, whatever the config says. */
+export const GATEWAY_FIELDS: readonly string[] = ['web_search', 'web_search_replay', 'cache_blocks'];
 
 /**
  * Fields every flavor honours. `model` is always the served name and `stream_options` is the gateway's own

@@ -1,10 +1,15 @@
 import { GatewayError } from '../errors.js';
-import type { UpstreamResponse } from './upstream-response.js';
 import { rejectionMessage } from './upstream-rejection.js';
 
 /** Where the upstream's own error text goes: the operator's log, never the client (pino's logger fits). */
 export interface UpstreamErrorLog {
   warn(fields: object, message: string): void;
+}
+
+/** What an error needs of the upstream's answer (upstream-response.ts's UpstreamResponse is one). */
+export interface UpstreamErrorResponse {
+  readonly statusCode: number;
+  text(): Promise<string>;
 }
 
 /** How much of an upstream error body the log line keeps. */
@@ -15,7 +20,7 @@ const LOGGED_CHARS = 1000;
  * gateway's own message for the status (400/413/422 → 400 with a generic reason); the upstream's
  * text, truncated, goes to the log at warn.
  */
-export async function upstreamStatusError(response: UpstreamResponse, log: UpstreamErrorLog): Promise<GatewayError> {
+export async function upstreamStatusError(response: UpstreamErrorResponse, log: UpstreamErrorLog): Promise<GatewayError> {
   const text = await response.text().catch(() => '');
   const status = response.statusCode;
   log.warn({ upstreamStatus: status, upstreamError: text.slice(0, LOGGED_CHARS) }, 'the model server answered with an error');

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { startAdminServer, type RunningAdmin } from '../../admin/server.js';
 import { TokenThrottle } from '../../admin/token-throttle.js';
-import { openServices, type Services } from '../../bin/services.js';
+import { openServices, type Services } from '../../services/services.js';
 import { loadConfig } from '../../config/load.js';
 import { tiersOf } from '../../limits/tiers.js';
 

@@ -10,7 +10,8 @@ import t from 'tap';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
-import { DIALECTS, PATHS, readAnswer, requestBody, type DialectName, type LedgerTokens } from '../helpers/metered-answers.js';
+import type { DialectName } from '../../proxy/dialect.js';
+import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
 
 const CLIENTS = 64;
 const CREDITS_MICROS = 1_000_000_000;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { openServices } from '../../bin/services.js';
+import { openServices } from '../../services/services.js';
 import { loadConfig } from '../../config/load.js';
 import { LogNotifier } from '../../notify/log-notifier.js';
 import { MailNotifier, type MailNotifierOptions } from '../../notify/mail-notifier.js';

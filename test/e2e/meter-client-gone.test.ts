@@ -5,7 +5,8 @@
 import t from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { Store } from '../../store/store.js';
-import { DIALECTS, ledgerRow, PATHS, requestBody, type DialectName } from '../helpers/metered-answers.js';
+import type { DialectName } from '../../proxy/dialect.js';
+import { DIALECTS, ledgerRow, PATHS, requestBody } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;

@@ -4,7 +4,8 @@
 import t from 'tap';
 import { Pricer } from '../../plugins/meter/price.js';
 import type { Store } from '../../store/store.js';
-import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody, type DialectName } from '../helpers/metered-answers.js';
+import type { DialectName } from '../../proxy/dialect.js';
+import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;

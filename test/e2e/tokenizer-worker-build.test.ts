@@ -1,7 +1,7 @@
 // The token counter's worker file is found from the build (dist/, plain node), not only from the sources.
 import { join } from 'node:path';
 import t from 'tap';
-import { packageRoot } from '../../config/load.js';
+import { packageRoot } from '../../config/package-root.js';
 import { TiktokenModel } from '../../tokenizer/tiktoken-model.js';
 import { compileToDist, runPlainNode } from '../helpers/from-build.js';
 import { REQUESTS } from '../unit/tokenizer-requests.js';

@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { auditBalances } from '../../store/balance-audit.js';
 import type { Store } from '../../store/store.js';
-import { DIALECTS, ledgerRow, parseSse, PATHS, requestBody, type DialectName } from '../helpers/metered-answers.js';
+import type { DialectName } from '../../proxy/dialect.js';
+import { DIALECTS, ledgerRow, parseSse, PATHS, requestBody } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 /** Micro-credits per token: prices in round numbers so that a row's cost can be checked by hand. */

@@ -4,7 +4,8 @@
 // server with `x-sim-usage`.
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
-import { ledgerRow, PATHS, readAnswer, requestBody, type DialectName } from '../helpers/metered-answers.js';
+import type { DialectName } from '../../proxy/dialect.js';
+import { ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;

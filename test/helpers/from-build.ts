@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
-import { packageRoot } from '../../config/load.js';
+import { packageRoot } from '../../config/package-root.js';
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../config/load.js';
+import { packageRoot } from '../../config/package-root.js';
 
 const root = packageRoot();
 const built = join(root, 'dist', 'bin', 'gateway.js');

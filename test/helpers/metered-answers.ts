@@ -1,9 +1,9 @@
 // Requests in each dialect and what their answers say about usage, in the ledger's terms (input tokens
 // neither cached nor cache-written, output, cache reads, cache writes), for the metering tests.
 import type { Kysely } from 'kysely';
+import type { DialectName } from '../../proxy/dialect.js';
 import type { Database } from '../../store/schema.js';
 
-export type DialectName = 'chat' | 'messages' | 'responses';
 export const DIALECTS: readonly DialectName[] = ['chat', 'messages', 'responses'];
 
 export interface LedgerTokens {
@@ -27,14 +27,14 @@ export function requestBody(dialect: DialectName, stream: boolean, text = 'echo:
   }
 }
 
-export interface Answer {
+export interface MeteredAnswer {
   /** The client got the whole answer: a 200 body, or a stream up to its final event. */
   complete: boolean;
   tokens: LedgerTokens | undefined;
 }
 
 /** Reads a response to its end (or until the connection breaks) and takes the usage it reports. */
-export async function readAnswer(dialect: DialectName, stream: boolean, response: Response): Promise<Answer> {
+export async function readAnswer(dialect: DialectName, stream: boolean, response: Response): Promise<MeteredAnswer> {
   let text: string;
   try {
     text = await response.text();

@@ -1,11 +1,13 @@
 import t from 'tap';
-import { createChatDecoder } from '../../plugins/translate/chat/decode.js';
+import { createChatDecoder } from '../../dialects/chat/decode.js';
+import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 
 const MODEL = 'qwen3-8b';
 const valid = { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] };
 const CONTEXT = 32768;
-const decode = createChatDecoder({ modelId: MODEL, maxOutputTokens: CONTEXT });
+const decoder = createChatDecoder({ modelId: MODEL, maxOutputTokens: CONTEXT });
+const decode = (body: unknown): ChatRequest => decoder(body).request;
 
 function rejection(body: unknown): GatewayError {
   try {
@@ -127,4 +129,14 @@ t.test('a tool_choice without tools is dropped, not sent to an upstream that ref
 t.test('regression: "stop": null on chat gave 500 (a null field is one not set: the canonical request has no top-level nulls)', async (t) => {
   const decoded = decode({ ...valid, stop: null, temperature: null, max_tokens: null, max_completion_tokens: 9 });
   t.same(decoded, { ...valid, max_tokens: 9 });
+});
+
+t.test('the encoders get the client\'s stream_options as the echo', async (t) => {
+  t.same(decoder({ ...valid, stream: true, stream_options: { include_usage: true } }).echo, { includeUsage: true, continuousUsage: false });
+  t.same(decoder({ ...valid, stream: true, stream_options: { continuous_usage_stats: true } }).echo, { includeUsage: false, continuousUsage: true });
+  t.same(decoder({ ...valid, stream_options: null }).echo, { includeUsage: false, continuousUsage: false });
+});
+
+t.test('a chat body cannot set the promptcache plugin\'s gateway-side field', async (t) => {
+  t.notOk('cache_blocks' in decode({ ...valid, cache_blocks: [{ place: 't', block: {}, mark: {}, param: 'x' }] }));
 });

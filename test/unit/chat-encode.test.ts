@@ -1,6 +1,6 @@
 import t from 'tap';
-import { ChatStreamEncoder, type ChatStreamOptions } from '../../plugins/translate/chat/encode-stream.js';
-import { encodeChatBody } from '../../plugins/translate/chat/encode-body.js';
+import { ChatStreamEncoder, type ChatStreamOptions } from '../../dialects/chat/encode-stream.js';
+import { encodeChatBody } from '../../dialects/chat/encode-body.js';
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';

@@ -2,12 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../config/load.js';
-import { loadPlugins } from '../../config/plugins.js';
+import { ConfigError } from '../../config/errors.js';
+import { loadConfig } from '../../config/load.js';
+import { loadPlugins } from '../../plugins/load-plugins.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { LogNotifier } from '../../notify/log-notifier.js';
 import { LocalRevocationBus } from '../../store/revocations.js';
-import type { PluginModule } from '../../proxy/plugin.js';
+import type { PluginModule } from '../../plugins/plugin-module.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
 function file(name: string, text: string): string {

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { encodeMessagesBody } from '../../plugins/translate/messages/encode-body.js';
-import { MessagesStreamEncoder } from '../../plugins/translate/messages/encode-stream.js';
+import { encodeMessagesBody } from '../../dialects/messages/encode-body.js';
+import { MessagesStreamEncoder } from '../../dialects/messages/encode-stream.js';
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunkChoice, ChatUsage } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';

@@ -7,7 +7,7 @@ import type { GatewayConfig } from '../../config/types.js';
 import { meterPlugin } from '../../plugins/meter/index.js';
 import { Ledger, type Hold } from '../../plugins/meter/ledger.js';
 import { NO_USAGE } from '../../plugins/meter/price.js';
-import type { PluginContext } from '../../proxy/plugin.js';
+import type { PluginContext } from '../../plugins/plugin-module.js';
 import { openStore, type Store } from '../../store/store.js';
 import { kyselyTransactor } from '../../store/transactor.js';
 import { heldOpen } from '../helpers/held-open.js';

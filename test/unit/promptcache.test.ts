@@ -1,11 +1,18 @@
 // The promptcache plugin's parts: prefixes and their hashes in Anthropic's cache order (tools, system,
-// messages), the split of a prompt into reads and writes per TTL, the registry's expiry.
+// messages) from a message-dialect request's cache blocks, the split of a prompt into reads and writes
+// per TTL, the registry's expiry.
 import t from 'tap';
+import { createMessagesDecoders } from '../../dialects/messages/decode.js';
+import { messagesToChat } from '../../dialects/messages/to-chat.js';
 import { splitPrompt } from '../../plugins/promptcache/accounting.js';
-import { cachePrefixes, canonicalJson, LOOKBACK_BLOCKS } from '../../plugins/promptcache/prefixes.js';
+import { cachePrefixes as prefixesOfBlocks, canonicalJson, LOOKBACK_BLOCKS, type CachePrefixes } from '../../plugins/promptcache/prefixes.js';
 import { PromptCache } from '../../plugins/promptcache/prompt-cache.js';
 import { MemoryRegistry } from '../../plugins/promptcache/registry.js';
 import { GatewayError } from '../../proxy/errors.js';
+
+const decoders = createMessagesDecoders('m', 8000);
+/** The prefixes of a message-dialect body, as the plugin gets them: from the decoded request's cache blocks. */
+const cachePrefixes = (body: unknown): CachePrefixes | undefined => prefixesOfBlocks(decoders.decode(body).request.cache_blocks ?? []);
 
 const mark = { type: 'ephemeral' };
 const tool = (name: string, extra: object = {}) => ({ name, description: `the ${name} tool`, input_schema: { type: 'object', properties: { q: { type: 'string' } } }, ...extra });
@@ -45,13 +52,15 @@ t.test('positions follow the cache order: tools, then system blocks, then messag
   const prefixes = cachePrefixes(marked(request(), ['tools', 1], ['system', 0], ['messages', 2, 'content', 1]))!;
   t.same(prefixes.breakpoints.map((b) => b.position), [1, 2, 7], 'tools 0–1, system 2–3, messages 4 (string), 5, 6–7');
   t.same(prefixes.breakpoints.map((b) => b.ttl), ['5m', '5m', '5m']);
-  t.same(prefixes.breakpoints[0]!.prefix, { model: 'm', tools: [tool('a'), tool('b', { cache_control: mark })], messages: [] }, 'a tool mark cuts after the tools');
-  t.same(prefixes.breakpoints[1]!.prefix.system, [text('You are terse.', { cache_control: mark })], 'a system mark keeps the tools and cuts the system');
-  t.equal(prefixes.breakpoints[1]!.prefix.tools?.length, 2);
-  t.same(prefixes.breakpoints[1]!.prefix.messages, []);
-  const last = prefixes.breakpoints[2]!.prefix;
-  t.equal(last.messages.length, 3, 'a message mark keeps the earlier messages');
-  t.same(last.messages[2], { role: 'user', content: [text('Weather?'), text('In Oslo.', { cache_control: mark })] });
+  t.same(prefixes.breakpoints[0]!.prefix(), messagesToChat({ model: 'm', tools: [tool('a'), tool('b', { cache_control: mark })], messages: [] }), 'a tool mark cuts after the tools');
+  const system = prefixes.breakpoints[1]!.prefix();
+  t.same(system.messages, [{ role: 'system', content: 'You are terse.' }], 'a system mark keeps the tools and cuts the system');
+  t.equal(system.tools?.length, 2);
+  const last = prefixes.breakpoints[2]!.prefix();
+  t.equal(last.messages.length, 4, 'a message mark keeps the system prompt and the earlier messages');
+  const messages = [{ role: 'user' as const, content: 'Hi' }, { role: 'assistant' as const, content: [text('Hello.')] }, { role: 'user' as const, content: [text('Weather?'), text('In Oslo.', { cache_control: mark })] }];
+  const cut = { model: 'm', tools: [tool('a'), tool('b')], system: [text('You are terse.'), text('Answer in English.')], messages };
+  t.same(last, messagesToChat(cut as Parameters<typeof messagesToChat>[0]), 'cut after the marked block');
 });
 
 t.test('a prefix hash covers everything before the mark, in order, and nothing after', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createResponsesDecoder, type ResponsesDecodeOptions } from '../../plugins/translate/responses/decode.js';
+import { createResponsesDecoder, type ResponsesDecodeOptions } from '../../dialects/responses/decode.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 
@@ -8,7 +8,7 @@ const CONTEXT = 32768;
 const off: ResponsesDecodeOptions = { modelId: MODEL, functionTools: false, maxOutputTokens: CONTEXT };
 const on: ResponsesDecodeOptions = { modelId: MODEL, functionTools: true, maxOutputTokens: CONTEXT };
 const decoders = new Map([off, on].map((options) => [options, createResponsesDecoder(options)]));
-const decodeResponses = (body: unknown, options: ResponsesDecodeOptions): ChatRequest => decoders.get(options)!(body);
+const decodeResponses = (body: unknown, options: ResponsesDecodeOptions): ChatRequest => decoders.get(options)!(body).request;
 const WEATHER = { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 
 function rejection(body: unknown, options = off): GatewayError {

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { encodeResponsesBody } from '../../plugins/translate/responses/encode-body.js';
-import { ResponsesStreamEncoder } from '../../plugins/translate/responses/encode-stream.js';
-import type { ResponseContext } from '../../plugins/translate/responses/response-object.js';
+import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
+import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
+import type { ResponseContext } from '../../dialects/responses/response-object.js';
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';

@@ -1,11 +1,11 @@
 // The gateway's search events in the message and responses encoders: the stream's blocks and items, in the
 // order the body has them (a client that accumulates the stream gets the body).
 import t from 'tap';
-import { encodeMessagesBody } from '../../plugins/translate/messages/encode-body.js';
-import { MessagesStreamEncoder } from '../../plugins/translate/messages/encode-stream.js';
-import { encodeResponsesBody } from '../../plugins/translate/responses/encode-body.js';
-import { ResponsesStreamEncoder } from '../../plugins/translate/responses/encode-stream.js';
-import type { ResponseContext } from '../../plugins/translate/responses/response-object.js';
+import { encodeMessagesBody } from '../../dialects/messages/encode-body.js';
+import { MessagesStreamEncoder } from '../../dialects/messages/encode-stream.js';
+import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
+import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
+import type { ResponseContext } from '../../dialects/responses/response-object.js';
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunkChoice, ChatUsage, Citation } from '../../proxy/canonical.js';
 

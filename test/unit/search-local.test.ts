@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { packageRoot } from '../../config/load.js';
+import { packageRoot } from '../../config/package-root.js';
 import { DEMO_CORPUS_DIR, loadCorpus } from '../../plugins/search/providers/corpus.js';
 import { createSearchProvider, type SearchProvider, type SearchQuery } from '../../plugins/search/providers/index.js';
 import { bestPassages, CONTENT_LIMIT } from '../../plugins/search/providers/local.js';

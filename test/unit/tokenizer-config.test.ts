@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../config/load.js';
+import { ConfigError } from '../../config/errors.js';
+import { loadConfig } from '../../config/load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tokenizer-config-'));
 function file(name: string, text: string): string {

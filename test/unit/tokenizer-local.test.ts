@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startSim } from '../../sim/server.js';
 import { qwen3 } from '../../sim/qwen3-prompt.js';
-import { LocalModel } from '../../tokenizer/local-model.js';
-import { resolveModelFiles } from '../../tokenizer/model-files.js';
-import { createTokenCounter, type TokenCounter } from '../../tokenizer/token-counter.js';
+import { LocalModel } from '../../prompt/local-model.js';
+import { resolveModelFiles } from '../../prompt/model-files.js';
+import type { TokenCounter } from '../../tokenizer/counter.js';
+import { createTokenCounter } from '../../tokenizer/token-counter.js';
 import { REQUESTS, SERVED_MODEL, simPromptTokens, simTokenizeCount, tokenizerConfig, weatherTool, rejection } from './tokenizer-requests.js';
 
 const sim = await startSim({});

@@ -2,9 +2,9 @@ import t from 'tap';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { InProcessCounter } from '../../tokenizer/in-process-counter.js';
-import { LocalModel } from '../../tokenizer/local-model.js';
+import { LocalModel } from '../../prompt/local-model.js';
 import type { PromptModel } from '../../tokenizer/prompt-model.js';
-import { resolveModelFiles } from '../../tokenizer/model-files.js';
+import { resolveModelFiles } from '../../prompt/model-files.js';
 import { createTokenCounter } from '../../tokenizer/token-counter.js';
 import { REQUESTS, SERVED_MODEL, tokenizerConfig } from './tokenizer-requests.js';
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { startSim } from '../../sim/server.js';
 import { qwen3 } from '../../sim/qwen3-prompt.js';
-import { createTokenCounter, type TokenCounter } from '../../tokenizer/token-counter.js';
+import type { TokenCounter } from '../../tokenizer/counter.js';
+import { createTokenCounter } from '../../tokenizer/token-counter.js';
 import { REQUESTS, SERVED_MODEL, simPromptTokens, tokenizerConfig, rejection } from './tokenizer-requests.js';
 
 const upstream = tokenizerConfig({ source: 'upstream' });

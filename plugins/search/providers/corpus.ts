@@ -4,7 +4,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-import { ConfigError, packageRoot } from '../../../config/load.js';
+import { ConfigError } from '../../../config/errors.js';
+import { packageRoot } from '../../../config/package-root.js';
 
 export interface CorpusDocument {
   url: string;

@@ -1,7 +1,7 @@
 // Chooses the search provider the config names (`provider: local | searxng | brave | tavily`), with its
 // options checked and its work done once, at start: the local index is built, API keys are read from
 // the variables the options name (a missing one stops the start; keys are never logged).
-import { ConfigError } from '../../../config/load.js';
+import { ConfigError } from '../../../config/errors.js';
 import { createBraveProvider } from './brave.js';
 import { DEMO_CORPUS_DIR } from './corpus.js';
 import { createLocalProvider } from './local.js';

@@ -1,0 +1,83 @@
+import type { ChatRequest } from '../../proxy/canonical.js';
+import type { DecodedRequest } from '../../proxy/dialect.js';
+import { GatewayError } from '../../proxy/errors.js';
+import { compileValidator, withMaxima } from '../../proxy/validator.js';
+import schema from '../../schemas/chat-request.json' with { type: 'json' };
+import { servedModelCheck } from '../served-model.js';
+
+export interface ChatDecodeOptions {
+  modelId: string;
+  /** The largest max_tokens / max_completion_tokens a request may ask for: the model's context. */
+  maxOutputTokens: number;
+}
+
+/** What the chat encoders need of the client's request: its `stream_options`. */
+export interface ChatEcho {
+  /** The client asked for `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** The client asked for `stream_options.continuous_usage_stats` (vLLM's running usage on every chunk). */
+  continuousUsage: boolean;
+}
+
+/** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
+export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) => DecodedRequest<ChatEcho> {
+  const limit = options.maxOutputTokens;
+  const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }));
+  const checkModel = servedModelCheck(options.modelId, 'openai');
+  return (body) => {
+    refuseServerTools(body);
+    const request = validate(body);
+    checkModel(request.model);
+    const streamOptions = request.stream_options;
+    return {
+      request: canonical(request),
+      echo: { includeUsage: streamOptions?.include_usage === true, continuousUsage: streamOptions?.continuous_usage_stats === true },
+    };
+  };
+}
+
+function canonical(request: ChatRequest & { max_completion_tokens?: number | null }): ChatRequest {
+  checkToolChoice(request);
+  const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
+  // The promptcache plugin's gateway-side field: only a dialect with cache marks sets it, never a chat body.
+  delete canonical.cache_blocks;
+  if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
+  // OpenAI reads a null field as one not set; so does everything after the decoder (no top-level nulls).
+  for (const field of Object.keys(canonical)) if (canonical[field] === null) delete canonical[field];
+  // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.
+  if (canonical.tools === undefined || canonical.tools.length === 0) delete canonical.tool_choice;
+  // Open models' chat templates know `system`, not OpenAI's `developer` (Qwen3's drops it silently).
+  if (canonical.messages.some((message) => message.role === 'developer')) {
+    canonical.messages = canonical.messages.map((message) => (message.role === 'developer' ? { ...message, role: 'system' } : message));
+  }
+  return canonical;
+}
+
+/** Spec rule 7: no web search (nor any other non-function tool) on this endpoint. Checked before the schema to say why. */
+function refuseServerTools(body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const record = body as Record<string, unknown> & { tools?: unknown };
+  // `web_search` and `web_search_replay` are the canonical request's gateway-side fields: a chat body must not set them.
+  for (const field of ['web_search_options', 'web_search', 'web_search_replay']) {
+    if (record[field] !== undefined) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.', field);
+  }
+  if (!Array.isArray(record.tools)) return;
+  record.tools.forEach((tool: unknown, index) => {
+    const type = typeof tool === 'object' && tool !== null ? (tool as { type?: unknown }).type : undefined;
+    if (type === 'function' || type === undefined) return;
+    const param = `tools[${index}].type`;
+    const why = typeof type === 'string' && type.includes('search')
+      ? 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.'
+      : `Tool type '${String(type)}' is not supported on /v1/chat/completions; only 'function' tools are.`;
+    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', why, param);
+  });
+}
+
+function checkToolChoice(request: ChatRequest): void {
+  const choice = request.tool_choice;
+  if (typeof choice !== 'object') return;
+  const name = choice.function.name;
+  if (!request.tools?.some((tool) => tool.function.name === name)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`, 'tool_choice.function.name');
+  }
+}

@@ -1,0 +1,37 @@
+import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../proxy/canonical.js';
+
+/** The chat-completions response body (spec 2.5): the upstream's completion under our id and the public model id. */
+export function encodeChatBody(completion: ChatCompletion, id: string, created: number, modelId: string): JsonObject {
+  const choices = completion.choices.map((choice) => {
+    const toolCalls = choice.message.tool_calls ?? [];
+    const message: JsonObject = { role: 'assistant', content: choice.message.content ?? null };
+    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    if (choice.message.reasoning_content) message.reasoning_content = choice.message.reasoning_content;
+    return { index: choice.index, message, logprobs: choice.logprobs ?? null, finish_reason: chatFinishReason(choice.finish_reason, toolCalls.length > 0) };
+  });
+  const body: JsonObject = { id, object: 'chat.completion', created, model: modelId, choices };
+  if (completion.usage) body.usage = chatUsage(completion.usage);
+  return body;
+}
+
+/** `tool_calls` whenever the turn called a tool, even if the upstream said `stop` (WIRE.md). */
+export function chatFinishReason(reason: FinishReason | null | undefined, calledTool: boolean): FinishReason {
+  if (calledTool && (reason === 'stop' || reason == null)) return 'tool_calls';
+  return reason ?? 'stop';
+}
+
+/**
+ * Usage with total_tokens recomputed as the sum the spec defines. prompt_tokens includes the cached
+ * tokens, as OpenAI counts them; the gateway's own `cache_creation` (message-dialect accounting) is
+ * not an OpenAI field and stays out.
+ */
+export function chatUsage(usage: ChatUsage): ChatUsage {
+  const result: ChatUsage = {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+  };
+  const details = usage.prompt_tokens_details;
+  if (details) result.prompt_tokens_details = details.cache_creation === undefined ? details : { cached_tokens: details.cached_tokens ?? 0 };
+  return result;
+}

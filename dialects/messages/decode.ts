@@ -1,0 +1,48 @@
+import type { ChatRequest } from '../../proxy/canonical.js';
+import type { DecodedRequest } from '../../proxy/dialect.js';
+import { GatewayError } from '../../proxy/errors.js';
+import { compileValidator, withMaxima } from '../../proxy/validator.js';
+import schema from '../../schemas/messages-request.json' with { type: 'json' };
+import { servedModelCheck } from '../served-model.js';
+import { cacheBlocks } from './cache-blocks.js';
+import { messagesToChat } from './to-chat.js';
+import type { MessagesRequest } from './types.js';
+
+/** What the message encoders need of the client's request: its stop sequences (a matched one is reported by value). */
+export interface MessagesEcho {
+  stopSequences: readonly string[];
+}
+
+export interface MessagesDecoders {
+  /** POST /v1/messages; the canonical request carries the prompt's cache blocks when the client marked some. */
+  decode(body: unknown): DecodedRequest<MessagesEcho>;
+  /** POST /v1/messages/count_tokens: the same request without max_tokens and stream (spec 2.8). */
+  decodeCount(body: unknown): ChatRequest;
+}
+
+/** Compiles the validators once, with `max_tokens` bounded by the configured limit (spec: 1..8000). */
+export function createMessagesDecoders(modelId: string, maxTokensLimit: number): MessagesDecoders {
+  const validate = compileValidator<MessagesRequest>(withMaxima(schema, { max_tokens: maxTokensLimit }));
+  const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>({ ...withMaxima(schema, {}), required: ['model', 'messages'] });
+  const checkModel = servedModelCheck(modelId, 'anthropic');
+  return {
+    decode(body) {
+      const request = validate(body);
+      checkModel(request.model);
+      const canonical = messagesToChat(request);
+      const blocks = cacheBlocks(request);
+      if (blocks !== undefined) canonical.cache_blocks = blocks;
+      return { request: canonical, echo: { stopSequences: request.stop_sequences ?? [] } };
+    },
+    decodeCount(body) {
+      if (typeof body === 'object' && body !== null) {
+        const record = body as Record<string, unknown>;
+        if (record.max_tokens !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', "max_tokens: Extra inputs are not permitted; count_tokens takes no 'max_tokens'.", 'max_tokens');
+        if (record.stream !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', "stream: Extra inputs are not permitted; count_tokens never streams.", 'stream');
+      }
+      const request = validateCount(body);
+      checkModel(request.model);
+      return messagesToChat(request);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Dialect } from '../../proxy/dialect.js';
+import { createMessagesDecoders, type MessagesEcho } from './decode.js';
+import { encodeMessagesBody } from './encode-body.js';
+import { MessagesStreamEncoder } from './encode-stream.js';
+import { renderMessagesError } from './errors.js';
+
+export interface MessagesDialectOptions {
+  modelId: string;
+  /** The largest `max_tokens` a request may ask for (the spec's 8000 by default). */
+  maxTokens: number;
+}
+
+/** The message dialect (POST /v1/messages and POST /v1/messages/count_tokens). */
+export function createMessagesDialect(options: MessagesDialectOptions): Dialect<MessagesEcho> {
+  const decoders = createMessagesDecoders(options.modelId, options.maxTokens);
+  return {
+    name: 'messages',
+    decode: (body) => decoders.decode(body),
+    wantsStream: (request) => request.stream === true,
+    streamEncoder: (context, echo) => new MessagesStreamEncoder({ id: `msg_${context.id}`, modelId: options.modelId, stopSequences: echo.stopSequences }),
+    encodeBody: (completion, context, echo) => encodeMessagesBody(completion, `msg_${context.id}`, options.modelId, echo.stopSequences),
+    renderError: renderMessagesError,
+    countTokens: {
+      decode: (body) => decoders.decodeCount(body),
+      encode: (inputTokens) => ({ input_tokens: inputTokens }),
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// The dialects the gateway speaks, made once at start. The one module through which the rest of the
+// gateway gets them: the composition root (bin/) makes them here and hands them to the core's router.
+import type { Dialect, DialectName } from '../proxy/dialect.js';
+import { createChatDialect } from './chat/index.js';
+import { createMessagesDialect } from './messages/index.js';
+import { createResponsesDialect } from './responses/index.js';
+
+export interface DialectOptions {
+  /** The public model id: any other is a 404. */
+  modelId: string;
+  /** The model's context in tokens: the ceiling of every max_tokens a request may ask for. */
+  contextTokens: number;
+  /** `dialects.messages.max_tokens`: the message dialect's own, lower ceiling. */
+  messagesMaxTokens: number;
+  /** `dialects.responses.function_tools`. */
+  responsesFunctionTools: boolean;
+}
+
+export function createDialects(options: DialectOptions): Readonly<Record<DialectName, Dialect>> {
+  const { modelId, contextTokens } = options;
+  return {
+    chat: createChatDialect({ modelId, maxOutputTokens: contextTokens }),
+    messages: createMessagesDialect({ modelId, maxTokens: Math.min(options.messagesMaxTokens, contextTokens) }),
+    responses: createResponsesDialect({ modelId, functionTools: options.responsesFunctionTools, maxOutputTokens: contextTokens }),
+  };
+}

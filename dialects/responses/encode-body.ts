@@ -1,0 +1,78 @@
+import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
+import { outcomeOf } from './outcome.js';
+import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
+import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } from './types.js';
+
+/**
+ * The non-streaming body (spec 2.7 + WIRE.md): the message item (unless the turn is only tool calls), then one
+ * `function_call` item per call, with the ids a stream of the same answer would carry.
+ */
+export function encodeResponsesBody(completion: ChatCompletion, context: ResponseContext): JsonObject {
+  const choice = completion.choices[0];
+  const outcome = outcomeOf(choice?.finish_reason);
+  const text = choice?.message.content ?? '';
+  const calls = choice?.message.tool_calls ?? [];
+  const output: OutputItem[] = [];
+  if (completion.segments !== undefined) output.push(...segmentItems(completion.segments, context, outcome.status));
+  else if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
+  calls.forEach((call, n) => {
+    output.push({
+      type: 'function_call',
+      id: callItemId(context, n),
+      call_id: call.id || fallbackCallId(context, n),
+      name: call.function.name,
+      arguments: call.function.arguments,
+      status: outcome.status,
+    });
+  });
+  return responseObject(context, { status: outcome.status, output, usage: responsesUsage(completion.usage), outcome });
+}
+
+/**
+ * The items of an answer with search, as its stream adds them: a search finishes the message before it (a later
+ * text opens the next one), `web_search_call` items say `failed` when the search errored, and each citation is a
+ * `url_citation` on the marker that ends its segment.
+ */
+function segmentItems(segments: readonly CompletionSegment[], context: ResponseContext, lastStatus: ResponseStatus): OutputItem[] {
+  const items: OutputItem[] = [];
+  const searches = new Map<string, OutputWebSearchCall>();
+  let message: OutputMessage | undefined;
+  let length = 0;
+  let messages = 0;
+  for (const segment of segments) {
+    switch (segment.type) {
+      case 'text': {
+        if (message === undefined) {
+          message = messageItem(messageItemId(context, messages++), '', 'completed');
+          items.push(message);
+          length = 0;
+        }
+        const part = message.content[0]!;
+        part.text += segment.text;
+        length += codePoints(segment.text);
+        for (const { marker, citation } of segment.citations) part.annotations.push(urlCitation(length, marker, citation.url, citation.title));
+        break;
+      }
+      case 'search_call': {
+        message = undefined;
+        const item: OutputWebSearchCall = { type: 'web_search_call', id: searchItemId(segment.id), status: 'completed', action: { type: 'search', query: segment.query } };
+        items.push(item);
+        searches.set(segment.id, item);
+        break;
+      }
+      case 'search_result': {
+        const item = searches.get(segment.id);
+        if (item !== undefined && segment.error_code !== undefined) item.status = 'failed';
+        break;
+      }
+      case 'reasoning':
+        break;
+      default:
+        unknownSegment(segment);
+    }
+  }
+  if (message !== undefined) message.status = lastStatus;
+  return items;
+}
+
+function unknownSegment(_segment: never): void {}

@@ -1,0 +1,250 @@
+import type { CanonicalEvent, ChatChunk, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, JsonObject, SearchCallEvent, SearchResultEvent } from '../../proxy/canonical.js';
+import type { StreamEncoder } from '../../proxy/dialect.js';
+import type { GatewayError } from '../../proxy/errors.js';
+import { sseFrame } from '../../proxy/sse.js';
+import { renderChatError } from '../chat/errors.js';
+import { outcomeOf, type ResponseOutcome } from './outcome.js';
+import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
+import type { OutputFunctionCall, OutputItem, OutputWebSearchCall, ResponseStatus } from './types.js';
+
+/** A message item of the stream: open from its first text until a tool call starts or the stream ends. */
+interface StreamMessage {
+  kind: 'message';
+  id: string;
+  outputIndex: number;
+  text: string;
+  status: ResponseStatus;
+  /** `…"delta":` for this item's text deltas, serialized once. */
+  deltaHead: string;
+  /** The text's length in code points (annotation indices count them). */
+  length: number;
+  annotations: JsonObject[];
+}
+
+/** A function_call item: open from its first fragment until the stream ends (upstreams may interleave calls). */
+interface StreamCall {
+  kind: 'function_call';
+  id: string;
+  outputIndex: number;
+  callId: string;
+  name: string;
+  arguments: string;
+  status: ResponseStatus;
+}
+
+/** A web_search_call item: added when the search starts, done when its result is in. */
+interface StreamSearch {
+  kind: 'web_search_call';
+  id: string;
+  outputIndex: number;
+  query: string;
+  status: OutputWebSearchCall['status'];
+}
+
+type StreamItem = StreamMessage | StreamCall | StreamSearch;
+
+/**
+ * Canonical chunks → the responses event stream (spec 6.3, WIRE.md). Every event is `event: NAME` with
+ * `data.type` = NAME and a rising `sequence_number`: `response.created`; per item `response.output_item.added`
+ * (a message also `response.content_part.added`), its deltas (`response.output_text.delta`,
+ * `response.function_call_arguments.delta`), then its `*.done` events; finally `response.completed` (or
+ * `response.incomplete` when max tokens cut the answer) with the whole response. Profile `spec` adds the spec's
+ * fields and sends `delta: {output_text}`; profile `openai` sends OpenAI's events exactly (`delta` a string).
+ */
+export class ResponsesStreamEncoder implements StreamEncoder {
+  readonly #context: ResponseContext;
+  readonly #spec: boolean;
+  /** The items in output_index order. */
+  readonly #items: StreamItem[] = [];
+  /** The message item receiving text, if one is open. */
+  #message: StreamMessage | undefined;
+  /** Open function calls by the upstream's tool-call index. */
+  readonly #calls = new Map<number, StreamCall>();
+  /** Search items by canonical search id. */
+  readonly #searches = new Map<string, StreamSearch>();
+  #messageCount = 0;
+  #sequence = 0;
+  #finish: FinishReason | null = null;
+  #usage: ChatUsage | null = null;
+
+  constructor(context: ResponseContext) {
+    this.#context = context;
+    this.#spec = context.wire === 'spec';
+  }
+
+  start(): string {
+    const response = JSON.stringify(responseObject(this.#context, { status: 'in_progress', output: [], usage: null, outcome: null }));
+    const { created, modelId } = this.#context;
+    const spec = this.#spec ? `"id":"${responseId(this.#context)}","object":"response","created":${created},"model":${JSON.stringify(modelId)},` : '';
+    return this.#frame('response.created', `${spec}"response":${response}`);
+  }
+
+  event(event: CanonicalEvent): string {
+    switch (event.type) {
+      case 'chunk':
+        return this.#chunk(event.chunk);
+      case 'search_call':
+        return this.#searchCall(event);
+      case 'search_result':
+        return this.#searchResult(event);
+      case 'citation':
+        return this.#citation(event);
+      default:
+        return unknownEvent(event);
+    }
+  }
+
+  end(): string {
+    const outcome = outcomeOf(this.#finish);
+    // A response always has an item (Codex stops with "no last agent message" without one).
+    let out = this.#items.length === 0 ? this.#openMessage() : '';
+    for (const item of this.#items) {
+      if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
+      else if (item.kind === 'function_call') out += this.#closeCall(item, outcome.status);
+      else if (item.kind === 'web_search_call' && item.status === 'searching') out += this.#closeSearch(item, 'completed');
+    }
+    const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
+    const response = JSON.stringify(responseObject(this.#context, { status: outcome.status, output: this.#items.map(outputItem), usage: responsesUsage(this.#usage), outcome }));
+    const spec = this.#spec ? this.#specEnd(type, outcome) : '';
+    return out + this.#frame(type, `${spec}"response":${response}`);
+  }
+
+  /** OpenAI's `error` event, with the chat-shape `error` object beside its fields: the SDKs raise it as an APIError. */
+  error(error: GatewayError): string {
+    const body = renderChatError(error).body.error as { message: string; code: string | null; param: string | null };
+    const fields = `"code":${JSON.stringify(body.code)},"message":${JSON.stringify(body.message)},"param":${JSON.stringify(body.param)},"error":${JSON.stringify(body)}`;
+    return this.#frame('error', fields);
+  }
+
+  #chunk(chunk: ChatChunk): string {
+    if (chunk.usage) this.#usage = chunk.usage;
+    let out = '';
+    for (const choice of chunk.choices) {
+      // The dialect has one output; `n` is never above 1 here.
+      if (choice.index !== 0) continue;
+      const { content, tool_calls: fragments } = choice.delta;
+      if (typeof content === 'string' && content !== '') out += this.#text(content);
+      if (fragments) for (const fragment of fragments) out += this.#toolFragment(fragment);
+      if (choice.finish_reason) this.#finish = choice.finish_reason;
+    }
+    return out;
+  }
+
+  #text(text: string): string {
+    let out = '';
+    if (this.#message === undefined) out += this.#openMessage();
+    const message = this.#message!;
+    message.text += text;
+    message.length += codePoints(text);
+    const delta = this.#spec ? `{"output_text":${JSON.stringify(text)}}` : JSON.stringify(text);
+    return out + this.#frame('response.output_text.delta', `${message.deltaHead}${delta},"logprobs":[]`);
+  }
+
+  #openMessage(): string {
+    const id = messageItemId(this.#context, this.#messageCount++);
+    const outputIndex = this.#items.length;
+    const spec = this.#spec ? '"object":"response.delta",' : '';
+    const deltaHead = `${spec}"item_id":"${id}","output_index":${outputIndex},"content_index":0,"delta":`;
+    const message: StreamMessage = { kind: 'message', id, outputIndex, text: '', status: 'in_progress', deltaHead, length: 0, annotations: [] };
+    this.#items.push(message);
+    this.#message = message;
+    const item = { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] };
+    return this.#frame('response.output_item.added', `"output_index":${outputIndex},"item":${JSON.stringify(item)}`)
+      + this.#frame('response.content_part.added', `"item_id":"${id}","output_index":${outputIndex},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`);
+  }
+
+  #closeMessage(message: StreamMessage, status: ResponseStatus): string {
+    this.#message = undefined;
+    message.status = status;
+    const item = outputItem(message);
+    const head = `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0`;
+    const text = JSON.stringify(message.text);
+    const annotations = JSON.stringify(message.annotations);
+    return this.#frame('response.output_text.done', `${head},"text":${text},"logprobs":[]`)
+      + this.#frame('response.content_part.done', `${head},"part":{"type":"output_text","text":${text},"annotations":${annotations}}`)
+      + this.#frame('response.output_item.done', `"output_index":${message.outputIndex},"item":${JSON.stringify(item)}`);
+  }
+
+  /** A search starts: the message before it is finished; its item is added, in progress, then searching. */
+  #searchCall(event: SearchCallEvent): string {
+    let out = this.#message !== undefined ? this.#closeMessage(this.#message, 'completed') : '';
+    const search: StreamSearch = { kind: 'web_search_call', id: searchItemId(event.id), outputIndex: this.#items.length, query: event.query, status: 'in_progress' };
+    this.#items.push(search);
+    this.#searches.set(event.id, search);
+    const head = `"item_id":"${search.id}","output_index":${search.outputIndex}`;
+    out += this.#frame('response.output_item.added', `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`);
+    out += this.#frame('response.web_search_call.in_progress', head);
+    search.status = 'searching';
+    return out + this.#frame('response.web_search_call.searching', head);
+  }
+
+  #searchResult(event: SearchResultEvent): string {
+    const search = this.#searches.get(event.id);
+    if (search === undefined || search.status !== 'searching') return '';
+    return this.#closeSearch(search, event.error_code === undefined ? 'completed' : 'failed');
+  }
+
+  #closeSearch(search: StreamSearch, status: 'completed' | 'failed'): string {
+    search.status = status;
+    return this.#frame('response.web_search_call.completed', `"item_id":"${search.id}","output_index":${search.outputIndex}`)
+      + this.#frame('response.output_item.done', `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`);
+  }
+
+  /** A `url_citation` on the marker that ends the open message's text. */
+  #citation(event: CitationEvent): string {
+    const message = this.#message;
+    if (message === undefined) return '';
+    const annotation = urlCitation(message.length, event.marker, event.citation.url, event.citation.title);
+    const index = message.annotations.push(annotation) - 1;
+    return this.#frame('response.output_text.annotation.added', `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"annotation_index":${index},"annotation":${JSON.stringify(annotation)}`);
+  }
+
+  #toolFragment(fragment: ChatToolCallDelta): string {
+    let out = '';
+    let call = this.#calls.get(fragment.index);
+    if (call === undefined) {
+      // Text before a call is a finished message: its item closes before the call's opens.
+      if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
+      const n = this.#calls.size;
+      call = { kind: 'function_call', id: callItemId(this.#context, n), outputIndex: this.#items.length, callId: fragment.id || fallbackCallId(this.#context, n), name: fragment.function?.name ?? '', arguments: '', status: 'in_progress' };
+      this.#calls.set(fragment.index, call);
+      this.#items.push(call);
+      out += this.#frame('response.output_item.added', `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`);
+    } else if (fragment.function?.name && call.name === '') {
+      call.name = fragment.function.name;
+    }
+    const delta = fragment.function?.arguments;
+    if (delta) {
+      call.arguments += delta;
+      out += this.#frame('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.outputIndex},"delta":${JSON.stringify(delta)}`);
+    }
+    return out;
+  }
+
+  #closeCall(call: StreamCall, status: ResponseStatus): string {
+    call.status = status;
+    return this.#frame('response.function_call_arguments.done', `"item_id":"${call.id}","output_index":${call.outputIndex},"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments)}`)
+      + this.#frame('response.output_item.done', `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`);
+  }
+
+  #specEnd(type: string, outcome: ResponseOutcome): string {
+    return `"object":"${type}","id":"${responseId(this.#context)}","status":"${outcome.status}","finish_reason":"${outcome.finishReason}",`;
+  }
+
+  /** One event: `event: TYPE`, data `{"type":TYPE, …fields, "sequence_number":n}`. */
+  #frame(type: string, fields: string): string {
+    return sseFrame(type, `{"type":"${type}",${fields},"sequence_number":${this.#sequence++}}`);
+  }
+}
+
+function outputItem(item: StreamItem): OutputItem {
+  if (item.kind === 'message') return messageItem(item.id, item.text, item.status, item.annotations);
+  if (item.kind === 'web_search_call') return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
+  const call: OutputFunctionCall = { type: 'function_call', id: item.id, call_id: item.callId, name: item.name, arguments: item.arguments, status: item.status };
+  return call;
+}
+
+/** A new canonical event type is a compile error here until the encoder handles it. */
+function unknownEvent(_event: never): string {
+  return '';
+}

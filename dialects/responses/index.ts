@@ -1,0 +1,26 @@
+import type { Dialect, EncodeContext } from '../../proxy/dialect.js';
+import { renderChatError } from '../chat/errors.js';
+import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
+import { encodeResponsesBody } from './encode-body.js';
+import { ResponsesStreamEncoder } from './encode-stream.js';
+import type { ResponseContext } from './response-object.js';
+import type { ResponsesRequest } from './types.js';
+
+/** The responses dialect (POST /v1/responses). Its errors use the chat dialect's shape (spec section 7). */
+export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect<ResponsesRequest> {
+  const contextOf = (context: EncodeContext, request: ResponsesRequest): ResponseContext => ({
+    id: context.id,
+    created: context.created,
+    modelId: options.modelId,
+    wire: context.wire,
+    request,
+  });
+  return {
+    name: 'responses',
+    decode: createResponsesDecoder(options),
+    wantsStream: (request) => request.stream === true,
+    streamEncoder: (context, request) => new ResponsesStreamEncoder(contextOf(context, request)),
+    encodeBody: (completion, context, request) => encodeResponsesBody(completion, contextOf(context, request)),
+    renderError: renderChatError,
+  };
+}

@@ -1,0 +1,120 @@
+import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
+import type { WireProfile } from '../../proxy/dialect.js';
+import type { ResponseOutcome } from './outcome.js';
+import type { OutputItem, OutputMessage, ResponsesRequest, ResponsesUsage, ResponseStatus } from './types.js';
+
+/** What every response object of one exchange shares. */
+export interface ResponseContext {
+  /** The exchange id: `resp_<id>`, `msg_<id>`, `fc_<id>_<n>` derive from it, so ids agree across events and the final body. */
+  id: string;
+  created: number;
+  modelId: string;
+  wire: WireProfile;
+  /** The validated request, echoed as OpenAI echoes it (instructions, tools, sampling). */
+  request: ResponsesRequest;
+}
+
+export interface ResponseState {
+  status: ResponseStatus;
+  output: OutputItem[];
+  usage: ResponsesUsage | null;
+  /** null while in progress. */
+  outcome: ResponseOutcome | null;
+}
+
+export const responseId = (context: ResponseContext): string => `resp_${context.id}`;
+/** The n-th message item (a stream opens a second one only if text follows a tool call). */
+export const messageItemId = (context: ResponseContext, n: number): string => (n === 0 ? `msg_${context.id}` : `msg_${context.id}_${n}`);
+export const callItemId = (context: ResponseContext, n: number): string => `fc_${context.id}_${n}`;
+/** A call id for an upstream that sent none (the client answers with it in `function_call_output`). */
+export const fallbackCallId = (context: ResponseContext, n: number): string => `call_${context.id}_${n}`;
+
+export function messageItem(id: string, text: string, status: ResponseStatus, annotations: JsonObject[] = []): OutputMessage {
+  return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations }] };
+}
+
+/** The item id of a canonical search id. */
+export const searchItemId = (id: string): string => `ws_${id}`;
+
+/** A `url_citation` of the marker that ends the text so far; indices count code points, as OpenAI's do. */
+export function urlCitation(textLength: number, marker: string, url: string, title: string): JsonObject {
+  return { type: 'url_citation', start_index: textLength - codePoints(marker), end_index: textLength, url, title };
+}
+
+export function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) count--;
+  }
+  return count;
+}
+
+/**
+ * The response object (spec 2.7, WIRE.md): OpenAI's Response in both profiles; profile `spec` puts the spec's
+ * `created`, `output_text` and `finish_reason` beside it. The non-streaming body and the `response` of the
+ * stream's events are this same object.
+ */
+export function responseObject(context: ResponseContext, state: ResponseState): JsonObject {
+  const { request } = context;
+  const openai: JsonObject = {
+    id: responseId(context),
+    object: 'response',
+    created_at: context.created,
+    status: state.status,
+    background: false,
+    error: null,
+    incomplete_details: state.outcome?.incompleteDetails ?? null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_tokens ?? request.max_output_tokens ?? null,
+    model: context.modelId,
+    output: state.output,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: request.reasoning ?? { effort: null, summary: null },
+    // Nothing is kept, whatever the client asked (rule 10).
+    store: false,
+    temperature: request.temperature ?? null,
+    text: { format: { type: 'text' }, ...request.text },
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? null,
+    truncation: 'disabled',
+    usage: state.usage,
+    user: request.user ?? null,
+    metadata: request.metadata ?? {},
+  };
+  if (context.wire === 'openai') return openai;
+  return {
+    id: openai.id,
+    object: 'response',
+    created: context.created,
+    model: context.modelId,
+    output_text: outputText(state.output),
+    status: state.status,
+    finish_reason: state.outcome?.finishReason ?? null,
+    ...openai,
+  };
+}
+
+/** Usage in the dialect's names; total recomputed as the sum. Cached tokens are part of input_tokens, as upstream. */
+export function responsesUsage(usage: ChatUsage | null | undefined): ResponsesUsage | null {
+  if (!usage) return null;
+  const result: ResponsesUsage = {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+  };
+  if (usage.web_search_requests !== undefined) result.web_search_requests = usage.web_search_requests;
+  return result;
+}
+
+function outputText(output: OutputItem[]): string {
+  let text = '';
+  for (const item of output) {
+    if (item.type === 'message') for (const part of item.content) text += part.text;
+  }
+  return text;
+}

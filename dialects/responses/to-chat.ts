@@ -1,0 +1,123 @@
+import { SEARCH_FUNCTION_NAME, type ChatContentPart, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolChoice, type JsonObject } from '../../proxy/canonical.js';
+import { GatewayError } from '../../proxy/errors.js';
+import type { FunctionToolParam, InputItem, InputTextPart, ResponsesRequest, TextFormat, ResponsesToolChoice } from './types.js';
+import { webSearchOptions } from './web-search.js';
+
+/**
+ * A validated responses request → the canonical chat request (the model id is checked by the caller).
+ * Only function and search tools reach this point: other tools were refused before (refuse.ts). The search
+ * tool becomes the gateway-side `web_search` (the search plugin runs it).
+ */
+export function responsesToChat(request: ResponsesRequest): ChatRequest {
+  const chat: ChatRequest = { model: request.model, messages: chatMessages(request) };
+  const maxTokens = request.max_tokens ?? request.max_output_tokens;
+  if (maxTokens != null) chat.max_tokens = maxTokens;
+  if (request.temperature != null) chat.temperature = request.temperature;
+  if (request.top_p != null) chat.top_p = request.top_p;
+  if (request.stream === true) chat.stream = true;
+  const format = responseFormat(request.text?.format);
+  if (format !== undefined) chat.response_format = format;
+  const tools: ChatFunctionTool[] = [];
+  (request.tools ?? []).forEach((tool, index) => {
+    if (tool.type === 'function') tools.push(chatTool(tool));
+    else if (chat.web_search !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}]': only one web search tool may be given.`, `tools[${index}].type`);
+    else chat.web_search = webSearchOptions(tool, index);
+  });
+  if (chat.web_search !== undefined) {
+    const clash = (request.tools ?? []).findIndex((tool) => tool.type === 'function' && tool.name === SEARCH_FUNCTION_NAME);
+    if (clash >= 0) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${clash}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`, `tools[${clash}].name`);
+  }
+  if (tools.length > 0 || chat.web_search !== undefined) {
+    if (tools.length > 0) chat.tools = tools;
+    const choice = toolChoice(request.tool_choice, tools);
+    if (choice !== undefined) chat.tool_choice = choice;
+    if (request.parallel_tool_calls != null) chat.parallel_tool_calls = request.parallel_tool_calls;
+  }
+  return chat;
+}
+
+/**
+ * `instructions` and every system or developer message fold into one leading system prompt (open models'
+ * templates know `system`, and many refuse it anywhere but first); messages, function calls and their outputs
+ * become chat messages in order; earlier search rounds and reasoning items are skipped (spec 2.7).
+ */
+function chatMessages(request: ResponsesRequest): ChatMessage[] {
+  const system: string[] = request.instructions ? [request.instructions] : [];
+  const out: ChatMessage[] = [];
+  const items: InputItem[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+  for (const item of items) {
+    switch (item.type) {
+      case undefined:
+      case 'message':
+        if (item.role === 'system' || item.role === 'developer') system.push(joinText(item.content));
+        else if (item.role === 'user') out.push({ role: 'user', content: textContent(item.content) });
+        else out.push({ role: 'assistant', content: textContent(item.content) });
+        break;
+      case 'function_call': {
+        const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+        // Calls of one turn follow the turn's text (or each other): they belong to the same assistant message.
+        const last = out.at(-1);
+        if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+        else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+        break;
+      }
+      case 'function_call_output':
+        out.push({ role: 'tool', tool_call_id: item.call_id, content: textContent(item.output) });
+        break;
+      case 'web_search_call':
+      case 'reasoning':
+        break;
+      default:
+        return unreachable(item);
+    }
+  }
+  const prompt = system.filter((text) => text !== '').join('\n\n');
+  return prompt === '' ? out : [{ role: 'system', content: prompt }, ...out];
+}
+
+function textContent(content: string | InputTextPart[]): string | ChatContentPart[] {
+  return typeof content === 'string' ? content : content.map((part) => ({ type: 'text', text: part.text }));
+}
+
+function joinText(content: string | InputTextPart[]): string {
+  return typeof content === 'string' ? content : content.map((part) => part.text).join('\n');
+}
+
+function chatTool(tool: FunctionToolParam): ChatFunctionTool {
+  const fn: ChatFunctionTool['function'] = { name: tool.name };
+  if (tool.description != null) fn.description = tool.description;
+  if (tool.parameters != null) fn.parameters = tool.parameters;
+  if (tool.strict != null) fn.strict = tool.strict;
+  return { type: 'function', function: fn };
+}
+
+function toolChoice(choice: ResponsesToolChoice | null | undefined, tools: ChatFunctionTool[]): ChatToolChoice | undefined {
+  if (choice == null || typeof choice === 'string') return choice ?? undefined;
+  if (!tools.some((tool) => tool.function.name === choice.name)) {
+    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${choice.name}' is in 'tools'.`, 'tool_choice.name');
+  }
+  return { type: 'function', function: { name: choice.name } };
+}
+
+/** `text.format` → the upstream's `response_format` (vLLM and llama-server honour both forms). */
+function responseFormat(format: TextFormat | undefined): JsonObject | undefined {
+  if (format === undefined) return undefined;
+  switch (format.type) {
+    case 'text':
+      return undefined;
+    case 'json_object':
+      return { type: 'json_object' };
+    case 'json_schema': {
+      const schema: JsonObject = { name: format.name, schema: format.schema };
+      if (format.description !== undefined) schema.description = format.description;
+      if (format.strict != null) schema.strict = format.strict;
+      return { type: 'json_schema', json_schema: schema };
+    }
+    default:
+      return unreachable(format);
+  }
+}
+
+function unreachable(value: never): never {
+  throw new GatewayError('GW_ERR_INTERNAL', `Unexpected value ${JSON.stringify(value)}.`);
+}

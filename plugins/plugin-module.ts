@@ -1,0 +1,41 @@
+// What a plugin module is to the gateway that loads it (plugins/load-plugins.ts): a factory, the JSON
+// Schema of its options, the plugins it must follow; and what the factory gets: the configuration and
+// the process's shared services. The chain itself only knows the Plugin it returns (proxy/plugin.ts).
+import type { Redis } from 'ioredis';
+import type { GatewayConfig } from '../config/types.js';
+import type { LimitNotifier } from '../notify/notifier.js';
+import type { ChatRequest, JsonObject } from '../proxy/canonical.js';
+import type { Plugin } from '../proxy/plugin.js';
+import type { RevocationBus } from '../store/revocations.js';
+import type { Store } from '../store/store.js';
+
+export interface PluginContext {
+  /** The whole configuration (plugins read their sections: limits, pricing, redis, mail). */
+  readonly config: Readonly<GatewayConfig>;
+  /** The public model id the gateway serves. */
+  readonly modelId: string;
+  /** The data directory (config `data_dir`), resolved: where the store lives. */
+  readonly dataDir: string;
+  /** Resolves a path written in the config file relative to that file's folder. */
+  resolvePath(path: string): string;
+  /** The store in the data directory, opened once per process on first call and closed by the gateway. */
+  store(): Promise<Store>;
+  /** Where key revocations are announced (to every node, with Redis). */
+  readonly revocations: RevocationBus;
+  /** The shared Redis client when `redis.url` is set (rate-limit counters), else undefined. */
+  redis(): Redis | undefined;
+  /** Tells an organization's members that output tokens block it (e-mail, at most hourly). */
+  readonly notifier: LimitNotifier;
+  /** The gateway's token counter (the one count_tokens uses): a canonical request's prompt tokens, exactly as the upstream will count them. */
+  countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
+  /** The clock (Unix ms) that plugins' caches expire by: Date.now, or a test's own. */
+  readonly now: () => number;
+}
+
+/** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */
+export interface PluginModule {
+  readonly optionsSchema?: JsonObject;
+  /** Built-in plugins that must come earlier in the chain (the meter bills the caller auth finds). */
+  readonly after?: readonly string[];
+  create(options: JsonObject, context: PluginContext): Plugin | Promise<Plugin>;
+}

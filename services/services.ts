@@ -1,0 +1,69 @@
+// What the gateway's parts share in one process: the store (opened on first use, so a gateway without
+// auth never loads SQLite), the revocation bus (over Redis when `redis.url` is set), one Redis client
+// for shared counters, and the notifier.
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/errors.js';
+import type { GatewayConfig } from '../config/types.js';
+import { LogNotifier } from '../notify/log-notifier.js';
+import type { LimitNotifier } from '../notify/notifier.js';
+import { LocalRevocationBus, type RevocationBus } from '../store/revocations.js';
+import type { Store } from '../store/store.js';
+
+export interface Services {
+  store(): Promise<Store>;
+  /** One shared Redis client (auto-pipelined) when `redis.url` is set, else undefined; connected on first call. */
+  redis(): Redis | undefined;
+  readonly revocations: RevocationBus;
+  readonly notifier: LimitNotifier;
+  close(): Promise<void>;
+}
+
+export async function openServices(config: GatewayConfig, dataDir: string, log?: Logger): Promise<Services> {
+  const revocations = await openRevocationBus(config, log);
+  // The notifier reads the store and Redis through the services, when a notice comes.
+  const notifier = await openNotifier(config, { store: () => services.store(), redis: () => services.redis(), log });
+  let opened: Promise<Store> | undefined;
+  let client: Redis | undefined;
+  const services: Services = {
+    redis() {
+      if (config.redis.url === undefined) return undefined;
+      if (client === undefined) {
+        client = new Redis(config.redis.url, { enableAutoPipelining: true });
+        client.on('error', (error: Error) => log?.warn({ err: error.message }, 'redis: error (reconnecting)'));
+      }
+      return client;
+    },
+    revocations,
+    notifier,
+    store() {
+      opened ??= import('../store/store.js').then(({ openStore }) => openStore({ dataDir }));
+      return opened;
+    },
+    async close() {
+      await notifier.close();
+      await revocations.close();
+      await client?.quit().catch(() => undefined);
+      if (opened !== undefined) await (await opened.catch(() => undefined))?.close();
+    },
+  };
+  return services;
+}
+
+/** E-mail (nodemailer, loaded only then) when `mail.url` is set; else notices go to the log. */
+async function openNotifier(config: GatewayConfig, parts: { store(): Promise<Store>; redis(): Redis | undefined; log: Logger | undefined }): Promise<LimitNotifier> {
+  if (config.mail.url === undefined) return new LogNotifier(parts.log);
+  const { MailNotifier } = await import('../notify/mail-notifier.js');
+  return new MailNotifier({ url: config.mail.url, from: config.mail.from, store: parts.store, redis: parts.redis, keyPrefix: config.redis.key_prefix ?? 'gateway:', ...(parts.log ? { log: parts.log } : {}) });
+}
+
+/** The bus revocations travel on: Redis pub/sub with `redis.url`, this process alone without. */
+export async function openRevocationBus(config: GatewayConfig, log?: Logger): Promise<RevocationBus> {
+  if (config.redis.url === undefined) return new LocalRevocationBus();
+  const { RedisRevocationBus } = await import('../store/redis-revocations.js');
+  try {
+    return await RedisRevocationBus.connect({ url: config.redis.url, prefix: config.redis.key_prefix ?? 'gateway:', ...(log ? { log } : {}) });
+  } catch (error) {
+    throw new ConfigError(`redis.url: ${(error as Error).message}`);
+  }
+}

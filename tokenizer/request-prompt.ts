@@ -1,0 +1,11 @@
+import type { ChatRequest } from '../proxy/canonical.js';
+import type { PromptInput } from '../prompt/prompt-input.js';
+
+/** The part of a canonical request that decides its prompt (prompt/prompt-input.ts). */
+export function promptInput(request: ChatRequest): PromptInput {
+  const input: PromptInput = { messages: request.messages, tools: request.tools ?? null };
+  if (typeof request.add_generation_prompt === 'boolean') input.addGenerationPrompt = request.add_generation_prompt;
+  const kwargs = request.chat_template_kwargs;
+  if (typeof kwargs === 'object' && kwargs !== null && !Array.isArray(kwargs)) input.chatTemplateKwargs = kwargs as Record<string, unknown>;
+  return input;
+}

@@ -10,7 +10,8 @@ export default {
   forbidden: [
     {
       name: 'no-cycles',
-      comment: 'A cycle (even of types only) means two modules are one concept split in two, or one of them points the wrong way.',
+      comment:
+        'A cycle (even of types only) means two modules are one concept split in two, or one of them points the wrong way.',
       severity: 'error',
       from: {},
       to: { circular: true },
@@ -24,49 +25,56 @@ export default {
     },
     {
       name: 'core-knows-no-dialect-or-plugin',
-      comment: 'The core (proxy/) gets its dialects and plugins at start, from bin/; it names none of them, and never reaches into the services, the store or the admin side.',
+      comment:
+        'The core (proxy/) gets its dialects and plugins at start, from bin/; it names none of them, and never reaches into the services, the store or the admin side.',
       severity: 'error',
       from: { path: '^proxy/' },
       to: { path: '^(plugins|dialects|bin|admin|services|store|config|notify|tokenizer|prompt|sim)/' },
     },
     {
       name: 'dialects-are-codecs',
-      comment: 'A dialect translates between its wire and the canonical form, and nothing more: it uses the core\'s types, never a plugin, the store, the config or the admin side.',
+      comment:
+        "A dialect translates between its wire and the canonical form, and nothing more: it uses the core's types, never a plugin, the store, the config or the admin side.",
       severity: 'error',
       from: { path: '^dialects/' },
       to: { path: '^(plugins|bin|admin|services|store|config|notify|tokenizer|prompt|sim)/' },
     },
     {
       name: 'dialects-through-the-registry',
-      comment: 'Outside dialects/, only dialects/registry.ts is imported: what a plugin needs of a dialect travels in the canonical request.',
+      comment:
+        'Outside dialects/, only dialects/registry.ts is imported: what a plugin needs of a dialect travels in the canonical request.',
       severity: 'error',
       from: { pathNot: ['^dialects/', TESTS] },
       to: { path: '^dialects/', pathNot: '^dialects/registry\\.ts$' },
     },
     {
       name: 'no-dialect-to-dialect',
-      comment: 'Never translate from one dialect to another (each goes through the canonical form); only the chat error shape is shared, which the responses dialect uses by the spec.',
+      comment:
+        'Never translate from one dialect to another (each goes through the canonical form); only the chat error shape is shared, which the responses dialect uses by the spec.',
       severity: 'error',
       from: { path: '^dialects/([^/]+)/' },
       to: { path: '^dialects/[^/]+/', pathNot: ['^dialects/$1/', '^dialects/chat/errors\\.ts$'] },
     },
     {
       name: 'plugins-see-the-canonical-form',
-      comment: 'A plugin works on canonical requests and events, and gets the shared services from its context at start: it imports no dialect, no admin, no composition root.',
+      comment:
+        'A plugin works on canonical requests and events, and gets the shared services from its context at start: it imports no dialect, no admin, no composition root.',
       severity: 'error',
       from: { path: '^plugins/' },
       to: { path: '^(dialects|bin|admin|services|sim)/' },
     },
     {
       name: 'admin-beside-the-gateway',
-      comment: 'The admin API and CLI work on the store through the services; they share HTTP helpers with the core but no dialect or plugin.',
+      comment:
+        'The admin API and CLI work on the store through the services; they share HTTP helpers with the core but no dialect or plugin.',
       severity: 'error',
       from: { path: '^admin/' },
       to: { path: '^(plugins|dialects|bin|sim)/' },
     },
     {
       name: 'services-below-the-gateway',
-      comment: 'The process\'s shared services (store, Redis, revocations, notices) are opened for the core, the plugins and the admin side alike, so they import none of them.',
+      comment:
+        "The process's shared services (store, Redis, revocations, notices) are opened for the core, the plugins and the admin side alike, so they import none of them.",
       severity: 'error',
       from: { path: '^services/' },
       to: { path: '^(proxy|plugins|dialects|admin|bin|tokenizer|sim)/' },
@@ -76,11 +84,14 @@ export default {
       comment: 'The store is the bottom layer: the orgs, keys and ledger know nothing of the gateway that uses them.',
       severity: 'error',
       from: { path: '^store/' },
-      to: { path: '^(proxy|plugins|dialects|admin|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/' },
+      to: {
+        path: '^(proxy|plugins|dialects|admin|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
+      },
     },
     {
       name: 'config-reads-only-its-schema',
-      comment: 'The config loader reads YAML and checks it against its schema (through the shared validation/); it imports nothing of what it configures.',
+      comment:
+        'The config loader reads YAML and checks it against its schema (through the shared validation/); it imports nothing of what it configures.',
       severity: 'error',
       from: { path: '^config/' },
       to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|notify|limits|tokenizer|prompt|sim)/' },
@@ -94,28 +105,32 @@ export default {
     },
     {
       name: 'tokenizer-serves-the-core',
-      comment: 'The token counter counts canonical requests for the core and the plugins; it imports neither plugins nor dialects.',
+      comment:
+        'The token counter counts canonical requests for the core and the plugins; it imports neither plugins nor dialects.',
       severity: 'error',
       from: { path: '^tokenizer/' },
       to: { path: '^(plugins|dialects|admin|bin|services|sim)/' },
     },
     {
       name: 'limits-are-rules',
-      comment: 'The tiers and the input estimate are plain rules over config, money and canonical requests, used by the core and the plugins; they import neither.',
+      comment:
+        'The tiers and the input estimate are plain rules over config, money and canonical requests, used by the core and the plugins; they import neither.',
       severity: 'error',
       from: { path: '^limits/' },
       to: { path: '^(plugins|dialects|admin|bin|services|tokenizer|sim)/' },
     },
     {
       name: 'shared-leaves',
-      comment: 'validation/ (the ajv instance, field paths) and prompt/ (chat templates and local tokenizers, shared with the sim) are used by both sides of a boundary, so they import nothing of the gateway.',
+      comment:
+        'validation/ (the ajv instance, field paths) and prompt/ (chat templates and local tokenizers, shared with the sim) are used by both sides of a boundary, so they import nothing of the gateway.',
       severity: 'error',
       from: { path: '^(validation|prompt)/' },
       to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|sim)/' },
     },
     {
       name: 'sim-is-another-program',
-      comment: 'The sim plays the upstream, a different server: it shares only prompt/ with the gateway (the same chat templates and tokenizer), so it cannot come to lean on gateway code.',
+      comment:
+        'The sim plays the upstream, a different server: it shares only prompt/ with the gateway (the same chat templates and tokenizer), so it cannot come to lean on gateway code.',
       severity: 'error',
       from: { path: '^sim/' },
       to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|validation)/' },

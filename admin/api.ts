@@ -73,9 +73,12 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
       path: new RegExp(`^/admin/v1/orgs/${ORG}/credits$`),
       async handle({ req, params: [org] }) {
         const { amount } = await readObject(req);
-        if (typeof amount !== 'string' && typeof amount !== 'number') throw new AdminError('invalid_request', "'amount' must be a number of credits, e.g. \"12.5\"", 'amount');
+        if (typeof amount !== 'string' && typeof amount !== 'number')
+          throw new AdminError('invalid_request', '\'amount\' must be a number of credits, e.g. "12.5"', 'amount');
         const s = await store();
-        const after = await about('amount', async () => s.orgs.addCredits(org!, parseCredits(String(amount)), 'admin api'));
+        const after = await about('amount', async () =>
+          s.orgs.addCredits(org!, parseCredits(String(amount)), 'admin api'),
+        );
         return { status: 200, body: orgBody(after, await s.orgs.members(after.id)) };
       },
     },
@@ -162,19 +165,27 @@ function keyBody(key: ApiKeyRecord) {
 
 function stringField(body: Record<string, unknown>, field: string, prefix = ''): string {
   const value = body[field];
-  if (typeof value !== 'string') throw new AdminError('invalid_request', `'${prefix}${field}' must be a string`, prefix + field);
+  if (typeof value !== 'string')
+    throw new AdminError('invalid_request', `'${prefix}${field}' must be a string`, prefix + field);
   return value;
 }
 
 function membersField(value: unknown): NewMember[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new AdminError('invalid_request', "'members' must be a list of {email, role}", 'members');
+  if (!Array.isArray(value))
+    throw new AdminError('invalid_request', "'members' must be a list of {email, role}", 'members');
   return value.map((item: unknown, index) => {
     const prefix = `members[${index}].`;
-    if (typeof item !== 'object' || item === null) throw new AdminError('invalid_request', `'members[${index}]' must be an object {email, role}`, `members[${index}]`);
+    if (typeof item !== 'object' || item === null)
+      throw new AdminError(
+        'invalid_request',
+        `'members[${index}]' must be an object {email, role}`,
+        `members[${index}]`,
+      );
     const member = memberOf(item as Record<string, unknown>, prefix);
     // Checked here, not left to the store, so that a refusal names the member's field rather than the org's name.
-    if (!/^[^\s@]+@[^\s@]+$/.test(member.email.trim())) throw new AdminError('invalid_request', `'${member.email}' is not an e-mail address`, `${prefix}email`);
+    if (!/^[^\s@]+@[^\s@]+$/.test(member.email.trim()))
+      throw new AdminError('invalid_request', `'${member.email}' is not an e-mail address`, `${prefix}email`);
     return member;
   });
 }
@@ -182,13 +193,15 @@ function membersField(value: unknown): NewMember[] {
 function memberOf(body: Record<string, unknown>, prefix: string): NewMember {
   const email = stringField(body, 'email', prefix);
   const role = body.role;
-  if (!ROLES.includes(role as MemberRole)) throw new AdminError('invalid_request', `'${prefix}role' must be one of ${ROLES.join(', ')}`, `${prefix}role`);
+  if (!ROLES.includes(role as MemberRole))
+    throw new AdminError('invalid_request', `'${prefix}role' must be one of ${ROLES.join(', ')}`, `${prefix}role`);
   return { email, role: role as MemberRole };
 }
 
 function daysParam(text: string | null): number {
   if (text === null) return 30;
   const days = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
-  if (!(days >= 1 && days <= 366)) throw new AdminError('invalid_request', "'days' must be a whole number from 1 to 366", 'days');
+  if (!(days >= 1 && days <= 366))
+    throw new AdminError('invalid_request', "'days' must be a whole number from 1 to 366", 'days');
   return days;
 }

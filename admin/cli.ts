@@ -43,7 +43,11 @@ export interface StoreCommandOptions {
   tiers: readonly Tier[];
 }
 
-export async function runStoreCommand(store: Store, args: readonly string[], options: StoreCommandOptions): Promise<CliOutput> {
+export async function runStoreCommand(
+  store: Store,
+  args: readonly string[],
+  options: StoreCommandOptions,
+): Promise<CliOutput> {
   const members = options.members ?? [];
   const [command, action, ...rest] = args;
   const want = (count: number, shape: string): string[] => {
@@ -54,7 +58,10 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
     case 'orgs create': {
       const [name] = want(1, 'NAME [--member EMAIL:ROLE]…');
       const org = await store.orgs.create(name!, members.map(parseMember));
-      return { out: [`${org.id}\t${org.name}`], err: [`created organization '${org.name}' with ${members.length} member(s)`] };
+      return {
+        out: [`${org.id}\t${org.name}`],
+        err: [`created organization '${org.name}' with ${members.length} member(s)`],
+      };
     }
     case 'orgs list': {
       want(0, '');
@@ -82,7 +89,10 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
       const [org, member] = want(2, 'ORG EMAIL:ROLE');
       const parsed = parseMember(member!);
       await store.orgs.addMember(org!, parsed);
-      return { out: [], err: [`'${parsed.email}' is a${parsed.role === 'admin' ? 'n' : ''} ${parsed.role} of '${org}'`] };
+      return {
+        out: [],
+        err: [`'${parsed.email}' is a${parsed.role === 'admin' ? 'n' : ''} ${parsed.role} of '${org}'`],
+      };
     }
     case 'members remove': {
       const [org, email] = want(2, 'ORG EMAIL');
@@ -92,12 +102,18 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
     case 'credits add': {
       const [org, amount] = want(2, 'ORG AMOUNT');
       const after = await store.orgs.addCredits(org!, parseCredits(amount!), 'cli');
-      return { out: [`${after.id}\t${after.name}\t${formatCredits(after.balanceMicros)} credits`], err: [`added ${amount} credits to '${after.name}'`] };
+      return {
+        out: [`${after.id}\t${after.name}\t${formatCredits(after.balanceMicros)} credits`],
+        err: [`added ${amount} credits to '${after.name}'`],
+      };
     }
     case 'keys create': {
       const [org, name] = want(2, 'ORG NAME');
       const { key, record } = await store.keys.create(org!, name!);
-      return { out: [key], err: [`created key ${record.id} '${record.name}'; the key above is shown only this once: store it now`] };
+      return {
+        out: [key],
+        err: [`created key ${record.id} '${record.name}'; the key above is shown only this once: store it now`],
+      };
     }
     case 'keys list': {
       const [org] = want(1, 'ORG');
@@ -109,7 +125,12 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
       const before = await store.keys.get(id!);
       const after = await store.keys.revoke(id!);
       await options.revocations?.publish(after.id);
-      return { out: [keyLine(after)], err: [before.status === 'revoked' ? `key ${id} was already revoked` : `revoked key ${id}; requests with it get 401`] };
+      return {
+        out: [keyLine(after)],
+        err: [
+          before.status === 'revoked' ? `key ${id} was already revoked` : `revoked key ${id}; requests with it get 401`,
+        ],
+      };
     }
     case 'ledger check': {
       want(0, '');
@@ -117,7 +138,11 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
       const unbalanced = audits.filter((audit) => audit.discrepancyMicros !== 0);
       return {
         out: audits.map(auditLine),
-        err: [unbalanced.length === 0 ? `the books balance for all ${audits.length} organization(s)` : `${unbalanced.length} organization(s) do not balance: ${unbalanced.map((audit) => audit.orgId).join(', ')}`],
+        err: [
+          unbalanced.length === 0
+            ? `the books balance for all ${audits.length} organization(s)`
+            : `${unbalanced.length} organization(s) do not balance: ${unbalanced.map((audit) => audit.orgId).join(', ')}`,
+        ],
         failed: unbalanced.length > 0,
       };
     }
@@ -130,19 +155,40 @@ export async function runStoreCommand(store: Store, args: readonly string[], opt
 function parseMember(text: string): NewMember {
   const colon = text.lastIndexOf(':');
   const role = text.slice(colon + 1);
-  if (colon <= 0 || (role !== 'admin' && role !== 'member')) throw new UsageError(`--member '${text}': expected EMAIL:ROLE with ROLE admin or member`);
+  if (colon <= 0 || (role !== 'admin' && role !== 'member'))
+    throw new UsageError(`--member '${text}': expected EMAIL:ROLE with ROLE admin or member`);
   return { email: text.slice(0, colon), role: role as MemberRole };
 }
 
 function orgLine(org: Org): string {
-  return [org.id, org.name, `${formatCredits(org.balanceMicros)} credits`, `${formatCredits(org.spentMicros)} spent`, org.createdAt.toISOString()].join('\t');
+  return [
+    org.id,
+    org.name,
+    `${formatCredits(org.balanceMicros)} credits`,
+    `${formatCredits(org.spentMicros)} spent`,
+    org.createdAt.toISOString(),
+  ].join('\t');
 }
 
 function auditLine(audit: BalanceAudit): string {
   const credits = (micros: number): string => `${formatCredits(micros)} credits`;
-  return [audit.orgId, `balance ${credits(audit.balanceMicros)}`, `added ${credits(audit.creditsAddedMicros)}`, `settled ${credits(audit.settledCostMicros)}`, `held ${credits(audit.openHoldsMicros)}`, `discrepancy ${credits(audit.discrepancyMicros)}`].join('\t');
+  return [
+    audit.orgId,
+    `balance ${credits(audit.balanceMicros)}`,
+    `added ${credits(audit.creditsAddedMicros)}`,
+    `settled ${credits(audit.settledCostMicros)}`,
+    `held ${credits(audit.openHoldsMicros)}`,
+    `discrepancy ${credits(audit.discrepancyMicros)}`,
+  ].join('\t');
 }
 
 function keyLine(key: ApiKeyRecord): string {
-  return [key.id, key.name, `...${key.last4}`, key.createdAt.toISOString(), key.lastUsedAt?.toISOString() ?? 'never', key.status].join('\t');
+  return [
+    key.id,
+    key.name,
+    `...${key.last4}`,
+    key.createdAt.toISOString(),
+    key.lastUsedAt?.toISOString() ?? 'never',
+    key.status,
+  ].join('\t');
 }

@@ -41,7 +41,9 @@ export class AdminError extends Error {
   }
 
   toJSON(): { error: { code: string; message: string; field?: string } } {
-    return { error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) } };
+    return {
+      error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) },
+    };
   }
 }
 

@@ -21,7 +21,8 @@ export function createGuard(tokenMatches: TokenCheck, sessions: Sessions) {
       return { via: 'token' };
     }
     const session = sessions.fromRequest(req);
-    if (session === undefined) throw new AdminError('unauthorized', 'send the admin token as Authorization: Bearer, or log in to the dashboard');
+    if (session === undefined)
+      throw new AdminError('unauthorized', 'send the admin token as Authorization: Bearer, or log in to the dashboard');
     if (!SAFE_METHODS.has(req.method ?? 'GET')) checkCsrf(req, session);
     return { via: 'session', session };
   };
@@ -31,11 +32,13 @@ export function createGuard(tokenMatches: TokenCheck, sessions: Sessions) {
 export function checkCsrf(req: IncomingMessage, session: Session): void {
   checkOrigin(req);
   const presented = req.headers['x-csrf-token'];
-  if (typeof presented !== 'string' || !session.csrfMatches(presented)) throw new AdminError('forbidden', 'missing or wrong x-csrf-token header');
+  if (typeof presented !== 'string' || !session.csrfMatches(presented))
+    throw new AdminError('forbidden', 'missing or wrong x-csrf-token header');
 }
 
 /** An `Origin` header, when present, must be this listener's own. */
 export function checkOrigin(req: IncomingMessage): void {
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== ownOrigin(req)) throw new AdminError('forbidden', `requests from origin ${origin} are not accepted`);
+  if (origin !== undefined && origin !== ownOrigin(req))
+    throw new AdminError('forbidden', `requests from origin ${origin} are not accepted`);
 }

@@ -17,9 +17,20 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
   const text = status === 204 ? '' : JSON.stringify(body);
-  res.writeHead(status, { ...SECURITY_HEADERS, ...headers, ...(status === 204 ? {} : { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }) });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    ...headers,
+    ...(status === 204
+      ? {}
+      : { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }),
+  });
   res.end(text);
 }
 
@@ -35,7 +46,8 @@ export async function readObject(req: IncomingMessage): Promise<Record<string, u
   } catch (error) {
     throw asAdminError(error);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AdminError('invalid_request', 'the request body must be a JSON object', '(body)');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new AdminError('invalid_request', 'the request body must be a JSON object', '(body)');
   return body as Record<string, unknown>;
 }
 

@@ -8,7 +8,10 @@ import { clearedSessionCookie, sessionCookie, type Session, type Sessions } from
 import type { TokenCheck } from './token-throttle.js';
 
 export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): AdminRoute[] {
-  const describe = (session: Session): RouteAnswer => ({ status: 200, body: { csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() } });
+  const describe = (session: Session): RouteAnswer => ({
+    status: 200,
+    body: { csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() },
+  });
   return [
     {
       method: 'POST',
@@ -16,7 +19,8 @@ export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): Adm
       async handle({ req }) {
         checkOrigin(req);
         const { token } = await readObject(req);
-        if (typeof token !== 'string' || token === '') throw new AdminError('invalid_request', "'token' must be the admin token, a string", 'token');
+        if (typeof token !== 'string' || token === '')
+          throw new AdminError('invalid_request', "'token' must be the admin token, a string", 'token');
         if (!tokenMatches(token, req)) throw new AdminError('unauthorized', 'the admin token is wrong');
         const session = sessions.create();
         return { ...describe(session), headers: { 'set-cookie': sessionCookie(session, isHttps(req)) } };

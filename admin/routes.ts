@@ -43,7 +43,10 @@ export function matchRoute(routes: readonly AdminRoute[], method: string, pathna
     }
     return { route, params: match.slice(1).map(decodeParam) };
   }
-  if (allowed.length > 0) throw new AdminError('method_not_allowed', `${method} is not allowed on ${pathname}`, undefined, { allow: allowed.join(', ') });
+  if (allowed.length > 0)
+    throw new AdminError('method_not_allowed', `${method} is not allowed on ${pathname}`, undefined, {
+      allow: allowed.join(', '),
+    });
   throw new AdminError('not_found', `no route ${pathname}`);
 }
 

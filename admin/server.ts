@@ -48,12 +48,20 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Run
   const serveFile = (req: IncomingMessage, res: ServerResponse, pathname: string): void => {
     const file = files.get(pathname);
     if (file === undefined) throw new AdminError('not_found', `no page ${pathname}`);
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new AdminError('method_not_allowed', `${req.method} is not allowed on ${pathname}`, undefined, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw new AdminError('method_not_allowed', `${req.method} is not allowed on ${pathname}`, undefined, {
+        allow: 'GET, HEAD',
+      });
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': file.type, 'content-length': file.body.length });
     res.end(req.method === 'HEAD' ? undefined : file.body);
   };
 
-  const dispatch = async (req: IncomingMessage, res: ServerResponse, routes: readonly AdminRoute[], url: URL): Promise<void> => {
+  const dispatch = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    routes: readonly AdminRoute[],
+    url: URL,
+  ): Promise<void> => {
     const { route, params } = matchRoute(routes, req.method ?? 'GET', url.pathname);
     const answer = await route.handle({ req, params, query: url.searchParams });
     sendJson(res, answer.status, answer.body, answer.headers);
@@ -69,7 +77,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Run
         if (!res.headersSent) sendError(res, failure);
         else res.destroy();
       }
-      log.info({ admin: true, method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started) }, 'admin request');
+      log.info(
+        {
+          admin: true,
+          method: req.method,
+          path: url.pathname,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+        },
+        'admin request',
+      );
     };
     const work = async (): Promise<void> => {
       if (url.pathname === '/admin/v1' || url.pathname.startsWith('/admin/v1/')) {

@@ -26,7 +26,12 @@ export class Sessions {
   create(): Session {
     this.sweep();
     const csrfToken = randomBytes(32).toString('base64url');
-    const session: Session = { id: randomBytes(32).toString('base64url'), csrfToken, expiresAt: this.now() + this.ttlMs, csrfMatches: secretMatcher(csrfToken) };
+    const session: Session = {
+      id: randomBytes(32).toString('base64url'),
+      csrfToken,
+      expiresAt: this.now() + this.ttlMs,
+      csrfMatches: secretMatcher(csrfToken),
+    };
     this.sessions.set(session.id, session);
     return session;
   }

@@ -40,7 +40,12 @@ export class TokenThrottle {
     const failures = this.#current(address);
     if (failures === undefined || failures.count < this.#maxFailures) return;
     const retryAfterS = Math.ceil((failures.windowStart + this.#windowMs - this.#now()) / 1000);
-    throw new AdminError('too_many_requests', `too many wrong admin tokens from this address: retry after ${retryAfterS} s`, undefined, { 'retry-after': String(retryAfterS) });
+    throw new AdminError(
+      'too_many_requests',
+      `too many wrong admin tokens from this address: retry after ${retryAfterS} s`,
+      undefined,
+      { 'retry-after': String(retryAfterS) },
+    );
   }
 
   failed(address: string): void {

@@ -9,7 +9,9 @@ export function readAdminToken(tokenEnv: string, env: NodeJS.ProcessEnv): string
   const token = env[tokenEnv];
   if (token === undefined || token === '') return undefined;
   if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new Error(`${tokenEnv} is too short: the admin token needs at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`);
+    throw new Error(
+      `${tokenEnv} is too short: the admin token needs at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`,
+    );
   }
   return token;
 }

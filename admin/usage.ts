@@ -31,7 +31,12 @@ export interface UsageReport {
   totals: UsageTotals;
 }
 
-export async function usageByDay(db: Kysely<Database>, orgId: string, days: number, now: number = Date.now()): Promise<UsageReport> {
+export async function usageByDay(
+  db: Kysely<Database>,
+  orgId: string,
+  days: number,
+  now: number = Date.now(),
+): Promise<UsageReport> {
   const today = Math.floor(now / DAY_MS);
   const firstDay = today - days + 1;
   const rows = await db

@@ -5,8 +5,11 @@ import type { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createProxyServer } from 'http-proxy-3';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string', default: '128' } } });
-if (values.port === undefined || values.target === undefined) throw new Error('usage: bare-http-proxy --port N --target URL');
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string', default: '128' } },
+});
+if (values.port === undefined || values.target === undefined)
+  throw new Error('usage: bare-http-proxy --port N --target URL');
 
 // Keep-alive upstream connections, as many as the gateway's pool keeps (upstream.connections).
 const agent = new Agent({ keepAlive: true, maxSockets: Number(values.connections) });

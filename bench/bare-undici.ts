@@ -4,13 +4,29 @@ import { createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string', default: '128' } } });
-if (values.port === undefined || values.target === undefined) throw new Error('usage: bare-undici --port N --target URL');
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, target: { type: 'string' }, connections: { type: 'string', default: '128' } },
+});
+if (values.port === undefined || values.target === undefined)
+  throw new Error('usage: bare-undici --port N --target URL');
 
 /** Headers that describe one connection, not the message; never passed on (RFC 9110, 7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
 
-const pool = new Pool(values.target, { connections: Number(values.connections), pipelining: 1, keepAliveTimeout: 30_000 });
+const pool = new Pool(values.target, {
+  connections: Number(values.connections),
+  pipelining: 1,
+  keepAliveTimeout: 30_000,
+});
 
 const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   const abort = new AbortController();
@@ -20,7 +36,14 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
   // pool.stream() writes the upstream body straight into res, pausing the socket when res.write() returns false.
   pool
     .stream(
-      { method: req.method as 'POST', path: req.url ?? '/', headers: endToEnd(req.headers), body: req, signal: abort.signal, opaque: res },
+      {
+        method: req.method as 'POST',
+        path: req.url ?? '/',
+        headers: endToEnd(req.headers),
+        body: req,
+        signal: abort.signal,
+        opaque: res,
+      },
       ({ statusCode, headers, opaque }) => {
         const out = opaque as typeof res;
         out.writeHead(statusCode, endToEnd(headers) as OutgoingHttpHeaders);
@@ -40,7 +63,9 @@ process.once('SIGTERM', () => {
   void pool.close();
 });
 
-function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+function endToEnd(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;

@@ -25,15 +25,27 @@ const LEGEND_ROW_HEIGHT = 20;
 const PANEL_HEIGHT = 300;
 const MARGIN = { left: 60, right: 20, top: 40, bottom: 40 };
 
-export function chartSvg(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[], targets: readonly string[], caption: string): string {
+export function chartSvg(
+  rows: readonly SummaryRow[],
+  ttfb: readonly TtfbResult[],
+  scenarios: readonly string[],
+  targets: readonly string[],
+  caption: string,
+): string {
   const cpu: Panel = {
     title: `CPU per request of the process under test, µs (direct = the sim; dashed: ${CPU_RATIO_LIMIT}x http-proxy-3, dotted: ${MESSAGES_STREAM_CPU_LIMIT}x)`,
     groups: scenarios.map((scenario) => {
       const bare = rowFor(rows, 'http-proxy-3', scenario);
       const limits = bare === undefined ? [] : [{ value: bare.cpuUsPerRequest * CPU_RATIO_LIMIT, dash: '5,4' }];
-      if (bare !== undefined && bare.cpuUsPerChunk !== null && targets.includes('gateway-messages')) limits.push({ value: bare.cpuUsPerRequest * MESSAGES_STREAM_CPU_LIMIT, dash: '2,3' });
+      if (bare !== undefined && bare.cpuUsPerChunk !== null && targets.includes('gateway-messages'))
+        limits.push({ value: bare.cpuUsPerRequest * MESSAGES_STREAM_CPU_LIMIT, dash: '2,3' });
       const stacked = targets.map((target) => rowFor(rows, target, scenario)?.redisCpuUsPerRequest ?? undefined);
-      return { label: scenario, values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest), stacked, limits };
+      return {
+        label: scenario,
+        values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest),
+        stacked,
+        limits,
+      };
     }),
     format: (value) => value.toFixed(0),
   };
@@ -41,15 +53,25 @@ export function chartSvg(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[
   const firstByte: Panel = {
     title: `Time to first body byte, p50, ms (chat path, stream, ttft 0; dashed: direct + ${ADDED_TTFB_LIMIT_MS} ms)`,
     groups: concurrencies.map((concurrency) => {
-      const at = (target: string): number | undefined => ttfb.find((result) => result.concurrency === concurrency && result.target === target)?.p50Ms;
+      const at = (target: string): number | undefined =>
+        ttfb.find((result) => result.concurrency === concurrency && result.target === target)?.p50Ms;
       const direct = at('direct');
-      return { label: `concurrency ${concurrency}`, values: targets.map(at), limits: direct === undefined ? [] : [{ value: direct + ADDED_TTFB_LIMIT_MS, dash: '5,4' }] };
+      return {
+        label: `concurrency ${concurrency}`,
+        values: targets.map(at),
+        limits: direct === undefined ? [] : [{ value: direct + ADDED_TTFB_LIMIT_MS, dash: '5,4' }],
+      };
     }),
     format: (value) => value.toFixed(2),
   };
   const legendY = 2 * PANEL_HEIGHT + 20;
-  const hasStack = cpu.groups.some((group) => group.stacked?.some((value) => value !== undefined && Number.isFinite(value)));
-  const entries = [...targets.map((target, index) => ({ label: target, color: COLORS[index % COLORS.length]! })), ...(hasStack ? [{ label: 'its redis-server (stacked)', color: STACK_COLOR }] : [])];
+  const hasStack = cpu.groups.some((group) =>
+    group.stacked?.some((value) => value !== undefined && Number.isFinite(value)),
+  );
+  const entries = [
+    ...targets.map((target, index) => ({ label: target, color: COLORS[index % COLORS.length]! })),
+    ...(hasStack ? [{ label: 'its redis-server (stacked)', color: STACK_COLOR }] : []),
+  ];
   const perRow = Math.max(1, Math.floor((WIDTH - MARGIN.left - MARGIN.right) / LEGEND_ITEM_WIDTH));
   const legend = entries
     .map((entry, index) => {
@@ -75,8 +97,18 @@ function panelSvg(panel: Panel, top: number): string {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const baseY = top + MARGIN.top + plotHeight;
-  const tops = (group: Group): Array<number | undefined> => group.values.map((value, index) => (value === undefined ? undefined : value + finiteOrZero(group.stacked?.[index])));
-  const max = Math.max(1e-9, ...panel.groups.flatMap((group) => [...tops(group), ...group.limits.map((limit) => limit.value)].filter((value): value is number => value !== undefined && Number.isFinite(value))));
+  const tops = (group: Group): Array<number | undefined> =>
+    group.values.map((value, index) =>
+      value === undefined ? undefined : value + finiteOrZero(group.stacked?.[index]),
+    );
+  const max = Math.max(
+    1e-9,
+    ...panel.groups.flatMap((group) =>
+      [...tops(group), ...group.limits.map((limit) => limit.value)].filter(
+        (value): value is number => value !== undefined && Number.isFinite(value),
+      ),
+    ),
+  );
   const groupWidth = plotWidth / Math.max(1, panel.groups.length);
   const parts = [
     `<text x="${MARGIN.left}" y="${top + 24}" font-size="14" font-weight="bold">${escape(panel.title)}</text>`,
@@ -90,16 +122,27 @@ function panelSvg(panel: Panel, top: number): string {
       const barHeight = (value / max) * plotHeight;
       const stackHeight = (finiteOrZero(group.stacked?.[index]) / max) * plotHeight;
       const x = groupX + index * barWidth;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${(baseY - barHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${COLORS[index % COLORS.length]}"/>`);
-      if (stackHeight > 0) parts.push(`<rect x="${x.toFixed(1)}" y="${(baseY - barHeight - stackHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${stackHeight.toFixed(1)}" fill="${STACK_COLOR}"/>`);
-      parts.push(`<text x="${(x + barWidth * 0.45).toFixed(1)}" y="${(baseY - barHeight - stackHeight - 4).toFixed(1)}" text-anchor="middle"${barWidth < 36 ? ' font-size="9"' : ''}>${escape(panel.format(value))}</text>`);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${(baseY - barHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${barHeight.toFixed(1)}" fill="${COLORS[index % COLORS.length]}"/>`,
+      );
+      if (stackHeight > 0)
+        parts.push(
+          `<rect x="${x.toFixed(1)}" y="${(baseY - barHeight - stackHeight).toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${stackHeight.toFixed(1)}" fill="${STACK_COLOR}"/>`,
+        );
+      parts.push(
+        `<text x="${(x + barWidth * 0.45).toFixed(1)}" y="${(baseY - barHeight - stackHeight - 4).toFixed(1)}" text-anchor="middle"${barWidth < 36 ? ' font-size="9"' : ''}>${escape(panel.format(value))}</text>`,
+      );
     });
     for (const limit of group.limits) {
       if (!Number.isFinite(limit.value)) continue;
       const y = (baseY - (limit.value / max) * plotHeight).toFixed(1);
-      parts.push(`<line x1="${groupX.toFixed(1)}" y1="${y}" x2="${(groupX + groupWidth * 0.8).toFixed(1)}" y2="${y}" stroke="#333" stroke-dasharray="${limit.dash}"/>`);
+      parts.push(
+        `<line x1="${groupX.toFixed(1)}" y1="${y}" x2="${(groupX + groupWidth * 0.8).toFixed(1)}" y2="${y}" stroke="#333" stroke-dasharray="${limit.dash}"/>`,
+      );
     }
-    parts.push(`<text x="${(groupX + groupWidth * 0.4).toFixed(1)}" y="${baseY + 18}" text-anchor="middle" font-weight="bold">${escape(group.label)}</text>`);
+    parts.push(
+      `<text x="${(groupX + groupWidth * 0.4).toFixed(1)}" y="${baseY + 18}" text-anchor="middle" font-weight="bold">${escape(group.label)}</text>`,
+    );
   });
   return parts.join('\n');
 }

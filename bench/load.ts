@@ -46,7 +46,14 @@ export interface CellResult {
 const SETTLE_MS = 150;
 
 /** `servers`: every server the bench started (each once), whose CPU time is the bench's own, not another process's. */
-export async function runCell(target: Target, sim: ServerProcess, scenario: Scenario, options: LoadOptions, repeat: number, servers: readonly ServerProcess[]): Promise<CellResult> {
+export async function runCell(
+  target: Target,
+  sim: ServerProcess,
+  scenario: Scenario,
+  options: LoadOptions,
+  repeat: number,
+  servers: readonly ServerProcess[],
+): Promise<CellResult> {
   const cpuBefore = target.server.cpuMs();
   const simBefore = sim.cpuMs();
   const redisBefore = target.redis?.cpuMs();
@@ -58,7 +65,8 @@ export async function runCell(target: Target, sim: ServerProcess, scenario: Scen
   const ownMs = ownCpuMs(servers) - ownBefore;
   const cpuMs = target.server.cpuMs() - cpuBefore;
   const simCpuMs = sim.cpuMs() - simBefore;
-  const redisCpuMs = target.redis === undefined || redisBefore === undefined ? null : target.redis.cpuMs() - redisBefore;
+  const redisCpuMs =
+    target.redis === undefined || redisBefore === undefined ? null : target.redis.cpuMs() - redisBefore;
   const steal = stealPercent(machineBefore, machineAfter);
   const requests = result['2xx'];
   const perRequest = requests > 0 ? (cpuMs * 1000) / requests : Number.NaN;

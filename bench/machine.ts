@@ -21,7 +21,14 @@ export interface CpuTotals {
 }
 
 export function machineInfo(): MachineInfo {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, kernel: release(), memoryMb: Math.round(totalmem() / 2 ** 20), loadAverage: loadavg() };
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    kernel: release(),
+    memoryMb: Math.round(totalmem() / 2 ** 20),
+    loadAverage: loadavg(),
+  };
 }
 
 export function readCpuTotals(): CpuTotals {

@@ -70,7 +70,10 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     },
   };
   running.add(server);
-  const outcome = await Promise.race([waitForPort(spec.port).then(() => 'ready' as const), exited.then((code) => code)]);
+  const outcome = await Promise.race([
+    waitForPort(spec.port).then(() => 'ready' as const),
+    exited.then((code) => code),
+  ]);
   if (outcome !== 'ready') {
     running.delete(server);
     throw new Error(`${spec.name} exited with code ${outcome} before listening:\n${stderr}`);

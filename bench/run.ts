@@ -13,7 +13,14 @@ import { rotate } from './rotate.js';
 import { DIALECT_PATHS, SCENARIOS } from './scenarios.js';
 import { judge, summarize, unjudgedRatios, upstreamLegChoice } from './summary.js';
 import { matrixTable, ratioTable, ttfbTable, verdictLines } from './table.js';
-import { FULL_CHAIN_PLUGINS, selectTargets, startTargets, TARGET_ABOUT, targetUrl, type TargetName } from './targets.js';
+import {
+  FULL_CHAIN_PLUGINS,
+  selectTargets,
+  startTargets,
+  TARGET_ABOUT,
+  targetUrl,
+  type TargetName,
+} from './targets.js';
 import { measureTtfb, TTFB_SCENARIO, type TtfbResult } from './ttfb.js';
 import { verifyTarget, type Check } from './verify.js';
 
@@ -36,7 +43,8 @@ interface BenchOptions extends LoadOptions {
 function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
   const whole = (name: string, fallback: number): number => {
     const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0, not '${env[name]}'`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new Error(`${name} must be a whole number above 0, not '${env[name]}'`);
     return value;
   };
   return {
@@ -47,23 +55,41 @@ function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     ttfbSamples: whole('BENCH_TTFB_SAMPLES', 400),
     gatewayLog: env.BENCH_GATEWAY_LOG || undefined,
     targets: [...selectTargets(env.BENCH_TARGETS)],
-    fullChain: env.BENCH_FULL_CHAIN ? env.BENCH_FULL_CHAIN.split(',').map((name) => name.trim()).filter(Boolean) : [...FULL_CHAIN_PLUGINS],
+    fullChain: env.BENCH_FULL_CHAIN
+      ? env.BENCH_FULL_CHAIN.split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : [...FULL_CHAIN_PLUGINS],
   };
 }
 
 async function main(): Promise<void> {
   const options = readOptions(process.env);
   const started = Date.now();
-  const log = (text: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}`);
-  const { sim, list: targets, processes: servers, notes } = await startTargets({ only: new Set(options.targets), fullChain: options.fullChain, ...(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {}) });
-  log(`started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}${target.redis !== undefined ? ` (redis-server pid ${target.redis.pid})` : ''}`).join(', ')}`);
-  if (!targets.some((target) => target.name === 'http-proxy-3')) notes.push('http-proxy-3 not run (BENCH_TARGETS): no CPU ratio and no CPU verdict');
+  const log = (text: string): void =>
+    console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}`);
+  const {
+    sim,
+    list: targets,
+    processes: servers,
+    notes,
+  } = await startTargets({
+    only: new Set(options.targets),
+    fullChain: options.fullChain,
+    ...(options.gatewayLog !== undefined ? { gatewayLog: options.gatewayLog } : {}),
+  });
+  log(
+    `started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}${target.redis !== undefined ? ` (redis-server pid ${target.redis.pid})` : ''}`).join(', ')}`,
+  );
+  if (!targets.some((target) => target.name === 'http-proxy-3'))
+    notes.push('http-proxy-3 not run (BENCH_TARGETS): no CPU ratio and no CPU verdict');
   for (const note of notes) log(`NOTE ${note}`);
   const chatTargets = targets.filter((target) => target.dialect === 'chat');
 
   const checks: Check[] = [];
   for (const target of targets) for (const scenario of SCENARIOS) checks.push(await verifyTarget(target, scenario));
-  for (const check of checks) log(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.target} ${check.scenario}: ${check.detail}`);
+  for (const check of checks)
+    log(`check ${check.ok ? 'ok  ' : 'FAIL'} ${check.target} ${check.scenario}: ${check.detail}`);
 
   const warm = { ...options, durationS: options.warmUpS };
   for (const scenario of SCENARIOS) for (const target of targets) await warmUp(target, scenario, warm);
@@ -76,7 +102,9 @@ async function main(): Promise<void> {
         const cell = await runCell(target, sim, scenario, options, repeat, servers);
         cells.push(cell);
         const failures = cell.errors + cell.non2xx + cell.timeouts;
-        log(`repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(18)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%  other ${cell.otherPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`);
+        log(
+          `repeat ${repeat + 1}/${options.repeats} ${scenario.name.padEnd(12)} ${target.name.padEnd(18)} ${cell.rps.toFixed(0).padStart(6)} req/s  p50 ${cell.p50Ms} ms  ${cell.cpuUsPerRequest.toFixed(1)} us/req  steal ${cell.stealPct.toFixed(0)}%  other ${cell.otherPct.toFixed(0)}%${failures > 0 ? `  ${failures} failed` : ''}`,
+        );
       }
     }
   }
@@ -93,7 +121,10 @@ async function main(): Promise<void> {
   const rows = summarize(cells);
   const verdicts = judge(rows, ttfb, scenarioNames);
   const unjudged = unjudgedRatios(rows, scenarioNames, ['gateway-responses']);
-  const legChoice = upstreamLegChoice(rows, SCENARIOS.filter((scenario) => scenario.stream).map((scenario) => scenario.name));
+  const legChoice = upstreamLegChoice(
+    rows,
+    SCENARIOS.filter((scenario) => scenario.stream).map((scenario) => scenario.name),
+  );
   const machine = machineInfo();
   const settings = `${options.connections} connections, ${options.durationS} s x ${options.repeats} repeats per cell (medians shown), ${machine.cpus} CPUs, node ${machine.node}`;
 
@@ -101,7 +132,9 @@ async function main(): Promise<void> {
   console.log(matrixTable(rows, scenarioNames, targetNames));
   console.log('\n== Ratios\n');
   console.log(ratioTable(rows, scenarioNames));
-  console.log(`\n== Time to first body byte (chat path; ${TTFB_SCENARIO.about}); added = target p50/p99 minus direct p50/p99\n`);
+  console.log(
+    `\n== Time to first body byte (chat path; ${TTFB_SCENARIO.about}); added = target p50/p99 minus direct p50/p99\n`,
+  );
   console.log(ttfbTable(ttfb));
   console.log('\n== Upstream leg (bare pass-throughs, streaming)\n');
   console.log(legChoice.join('\n'));
@@ -109,16 +142,30 @@ async function main(): Promise<void> {
   console.log(verdictLines(verdicts, unjudged));
   for (const note of notes) console.log(`\nNOTE: ${note}.`);
   const busyRows = rows.filter((row) => row.maxOtherPct > OTHER_WARN_PCT);
-  if (busyRows.length > 0) console.log(`\nWARNING: processes outside the bench took more than ${OTHER_WARN_PCT}% of the CPUs during ${busyRows.length} of ${rows.length} rows (column other %); their numbers are noisier than usual.`);
+  if (busyRows.length > 0)
+    console.log(
+      `\nWARNING: processes outside the bench took more than ${OTHER_WARN_PCT}% of the CPUs during ${busyRows.length} of ${rows.length} rows (column other %); their numbers are noisier than usual.`,
+    );
   const failedChecks = checks.filter((check) => !check.ok);
-  if (failedChecks.length > 0) console.log(`\nWARNING: ${failedChecks.length} response check(s) failed; the numbers above may not mean what they say.`);
+  if (failedChecks.length > 0)
+    console.log(
+      `\nWARNING: ${failedChecks.length} response check(s) failed; the numbers above may not mean what they say.`,
+    );
 
   mkdirSync(RESULTS_DIR, { recursive: true });
   const report = {
     date: new Date().toISOString(),
     machine,
     options: { ...options, ttfbConcurrencies: TTFB_CONCURRENCIES },
-    targets: targets.map((target) => ({ name: target.name, about: TARGET_ABOUT[target.name], model: target.model, dialect: target.dialect, path: DIALECT_PATHS[target.dialect], pid: target.server.pid, ...(target.redis !== undefined ? { redisPid: target.redis.pid } : {}) })),
+    targets: targets.map((target) => ({
+      name: target.name,
+      about: TARGET_ABOUT[target.name],
+      model: target.model,
+      dialect: target.dialect,
+      path: DIALECT_PATHS[target.dialect],
+      pid: target.server.pid,
+      ...(target.redis !== undefined ? { redisPid: target.redis.pid } : {}),
+    })),
     skipped: notes,
     scenarios: SCENARIOS,
     ttfbScenario: TTFB_SCENARIO,
@@ -132,7 +179,10 @@ async function main(): Promise<void> {
     cells,
   };
   writeFileSync(join(RESULTS_DIR, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(join(RESULTS_DIR, 'latest.svg'), chartSvg(rows, ttfb, scenarioNames, targetNames, `${report.date}: ${settings}`));
+  writeFileSync(
+    join(RESULTS_DIR, 'latest.svg'),
+    chartSvg(rows, ttfb, scenarioNames, targetNames, `${report.date}: ${settings}`),
+  );
   log(`wrote ${join(RESULTS_DIR, 'latest.json')} and latest.svg`);
 }
 

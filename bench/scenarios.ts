@@ -19,8 +19,20 @@ export const CHUNKS = 20;
 
 export const SCENARIOS: readonly Scenario[] = [
   { name: 'nonstream', stream: false, chunks: 0, simHeaders: simHeaders(0), about: `stream:false, ${CHUNKS} tokens` },
-  { name: 'stream-burst', stream: true, chunks: CHUNKS, simHeaders: simHeaders(0), about: `stream:true, ${CHUNKS} chunks, no delay` },
-  { name: 'stream-paced', stream: true, chunks: CHUNKS, simHeaders: simHeaders(5), about: `stream:true, ${CHUNKS} chunks, 5 ms apart` },
+  {
+    name: 'stream-burst',
+    stream: true,
+    chunks: CHUNKS,
+    simHeaders: simHeaders(0),
+    about: `stream:true, ${CHUNKS} chunks, no delay`,
+  },
+  {
+    name: 'stream-paced',
+    stream: true,
+    chunks: CHUNKS,
+    simHeaders: simHeaders(5),
+    about: `stream:true, ${CHUNKS} chunks, 5 ms apart`,
+  },
 ];
 
 /** The headers the gateway must pass to the sim for these scenarios to mean anything. */
@@ -40,17 +52,35 @@ export function requestBody(dialect: DialectName, scenario: Scenario, model: str
   const prompt = 'Say something.';
   switch (dialect) {
     case 'chat':
-      return JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, stream: scenario.stream });
+      return JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: prompt }],
+        max_tokens: maxTokens,
+        stream: scenario.stream,
+      });
     case 'messages':
-      return JSON.stringify({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }], stream: scenario.stream });
+      return JSON.stringify({
+        model,
+        max_tokens: maxTokens,
+        messages: [{ role: 'user', content: prompt }],
+        stream: scenario.stream,
+      });
     case 'responses':
       return JSON.stringify({ model, input: prompt, max_output_tokens: maxTokens, stream: scenario.stream });
   }
 }
 
 /** The scenario's headers, then the target's own (`extra`: the full chain's API key). */
-export function requestHeaders(scenario: Scenario, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  return { 'content-type': 'application/json', accept: scenario.stream ? 'text/event-stream' : 'application/json', ...scenario.simHeaders, ...extra };
+export function requestHeaders(
+  scenario: Scenario,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: scenario.stream ? 'text/event-stream' : 'application/json',
+    ...scenario.simHeaders,
+    ...extra,
+  };
 }
 
 export function scenarioNamed(name: ScenarioName): Scenario {

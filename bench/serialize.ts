@@ -5,7 +5,13 @@ import deltaSchema from '../schemas/chat-delta.json' with { type: 'json' };
 
 const stringifyDelta = fastJson(deltaSchema);
 const delta = { content: ' world' };
-const chunk = { id: 'chatcmpl-0123456789abcdef01234567', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'qwen3-8b', choices: [{ index: 0, delta }] };
+const chunk = {
+  id: 'chatcmpl-0123456789abcdef01234567',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model: 'qwen3-8b',
+  choices: [{ index: 0, delta }],
+};
 const head = `"id":"${chunk.id}","object":"chat.completion.chunk","created":${chunk.created},"model":"${chunk.model}"`;
 
 function nsPerCall(run: () => string): number {
@@ -22,6 +28,9 @@ function nsPerCall(run: () => string): number {
 const cases: Array<[string, () => string]> = [
   ['whole chunk, JSON.stringify', () => JSON.stringify(chunk)],
   ['cached head + JSON.stringify(delta)', () => `{${head},"choices":[{"index":0,"delta":${JSON.stringify(delta)}}]}`],
-  ['cached head + fast-json-stringify(delta) (the encoder)', () => `{${head},"choices":[{"index":0,"delta":${stringifyDelta(delta)}}]}`],
+  [
+    'cached head + fast-json-stringify(delta) (the encoder)',
+    () => `{${head},"choices":[{"index":0,"delta":${stringifyDelta(delta)}}]}`,
+  ],
 ];
 for (const [name, run] of cases) console.log(`${nsPerCall(run).toFixed(0).padStart(6)} ns  ${name}`);

@@ -9,5 +9,8 @@ export function quantile(samples: readonly number[], q: number): number {
 }
 
 export function median(samples: readonly number[]): number {
-  return quantile(samples.filter((value) => Number.isFinite(value)), 0.5);
+  return quantile(
+    samples.filter((value) => Number.isFinite(value)),
+    0.5,
+  );
 }

@@ -70,7 +70,12 @@ export function summarize(cells: readonly CellResult[]): SummaryRow[] {
       cpuUsPerChunk: first.cpuUsPerChunk === null ? null : pick((cell) => cell.cpuUsPerChunk ?? Number.NaN),
       rssMb: Math.max(...group.map((cell) => cell.rssMb)),
       simCpuUsPerRequest: pick((cell) => (cell.requests > 0 ? (cell.simCpuMs * 1000) / cell.requests : Number.NaN)),
-      redisCpuUsPerRequest: first.redisCpuMs === null ? null : pick((cell) => (cell.requests > 0 && cell.redisCpuMs !== null ? (cell.redisCpuMs * 1000) / cell.requests : Number.NaN)),
+      redisCpuUsPerRequest:
+        first.redisCpuMs === null
+          ? null
+          : pick((cell) =>
+              cell.requests > 0 && cell.redisCpuMs !== null ? (cell.redisCpuMs * 1000) / cell.requests : Number.NaN,
+            ),
       maxStealPct: Math.max(...group.map((cell) => cell.stealPct)),
       maxOtherPct: Math.max(...group.map((cell) => cell.otherPct)),
       errors: sum(group.map((cell) => cell.errors)),
@@ -91,7 +96,11 @@ export function rowFor(rows: readonly SummaryRow[], target: string, scenario: st
  * to first byte (chat path).
  * Every CPU ratio is against the bare http-proxy-3's chat row of the same scenario.
  */
-export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], scenarios: readonly string[]): Verdict[] {
+export function judge(
+  rows: readonly SummaryRow[],
+  ttfb: readonly TtfbResult[],
+  scenarios: readonly string[],
+): Verdict[] {
   const verdicts: Verdict[] = [];
   for (const scenario of scenarios) {
     const gateway = rowFor(rows, 'gateway', scenario);
@@ -117,7 +126,12 @@ export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], 
   }
   const pacedMessages = rowFor(rows, 'gateway-messages', PACED_SCENARIO);
   const pacedBare = rowFor(rows, 'http-proxy-3', PACED_SCENARIO);
-  if (pacedMessages !== undefined && pacedBare !== undefined && pacedMessages.cpuUsPerChunk !== null && pacedBare.cpuUsPerChunk !== null) {
+  if (
+    pacedMessages !== undefined &&
+    pacedBare !== undefined &&
+    pacedMessages.cpuUsPerChunk !== null &&
+    pacedBare.cpuUsPerChunk !== null
+  ) {
     const ratio = pacedMessages.cpuUsPerChunk / pacedBare.cpuUsPerChunk;
     verdicts.push({
       goal: `${PACED_SCENARIO}: gateway-messages CPU/chunk <= ${MESSAGES_PACED_CHUNK_LIMIT}x bare http-proxy-3`,
@@ -132,7 +146,10 @@ export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], 
       if (full === undefined || bare === undefined) continue;
       const ratio = full.cpuUsPerRequest / bare.cpuUsPerRequest;
       const plain = rowFor(rows, 'gateway', scenario);
-      const redis = full.redisCpuUsPerRequest === null ? '' : `; redis-server +${full.redisCpuUsPerRequest.toFixed(0)} us/req, together ${((full.cpuUsPerRequest + full.redisCpuUsPerRequest) / bare.cpuUsPerRequest).toFixed(2)}x`;
+      const redis =
+        full.redisCpuUsPerRequest === null
+          ? ''
+          : `; redis-server +${full.redisCpuUsPerRequest.toFixed(0)} us/req, together ${((full.cpuUsPerRequest + full.redisCpuUsPerRequest) / bare.cpuUsPerRequest).toFixed(2)}x`;
       verdicts.push({
         goal: `${scenario}${scenario === FULL_CHAIN_PRIMARY ? ' (primary)' : ''}: ${target} (full chain) CPU/request <= ${FULL_CHAIN_CPU_LIMIT}x bare http-proxy-3`,
         measured: `${full.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x${plain === undefined ? '' : ` (${(full.cpuUsPerRequest / plain.cpuUsPerRequest).toFixed(2)}x plain gateway)`}${redis}`,
@@ -151,14 +168,22 @@ export function judge(rows: readonly SummaryRow[], ttfb: readonly TtfbResult[], 
 }
 
 /** The gateway paths that have no target of their own: their CPU per request against http-proxy-3's, per scenario, to read. */
-export function unjudgedRatios(rows: readonly SummaryRow[], scenarios: readonly string[], targets: readonly string[]): string[] {
+export function unjudgedRatios(
+  rows: readonly SummaryRow[],
+  scenarios: readonly string[],
+  targets: readonly string[],
+): string[] {
   return targets.flatMap((target) => {
     const ratios = scenarios.flatMap((scenario) => {
       const row = rowFor(rows, target, scenario);
       const bare = rowFor(rows, 'http-proxy-3', scenario);
-      return row === undefined || bare === undefined ? [] : [`${scenario} ${(row.cpuUsPerRequest / bare.cpuUsPerRequest).toFixed(2)}x`];
+      return row === undefined || bare === undefined
+        ? []
+        : [`${scenario} ${(row.cpuUsPerRequest / bare.cpuUsPerRequest).toFixed(2)}x`];
     });
-    return ratios.length === 0 ? [] : [`----  ${target} (no target): CPU/request vs bare http-proxy-3: ${ratios.join(', ')}`];
+    return ratios.length === 0
+      ? []
+      : [`----  ${target} (no target): CPU/request vs bare http-proxy-3: ${ratios.join(', ')}`];
   });
 }
 
@@ -167,9 +192,11 @@ export function upstreamLegChoice(rows: readonly SummaryRow[], streamingScenario
   return streamingScenarios.flatMap((scenario) => {
     const proxy = rowFor(rows, 'http-proxy-3', scenario);
     const undici = rowFor(rows, 'undici', scenario);
-    if (proxy === undefined || undici === undefined || proxy.cpuUsPerChunk === null || undici.cpuUsPerChunk === null) return [];
+    if (proxy === undefined || undici === undefined || proxy.cpuUsPerChunk === null || undici.cpuUsPerChunk === null)
+      return [];
     const faster = undici.cpuUsPerChunk < proxy.cpuUsPerChunk ? 'undici' : 'http-proxy-3';
-    const describe = (row: SummaryRow): string => `${row.cpuUsPerChunk!.toFixed(2)} us/chunk, ${row.rps.toFixed(0)} req/s, p50 ${row.p50Ms} ms`;
+    const describe = (row: SummaryRow): string =>
+      `${row.cpuUsPerChunk!.toFixed(2)} us/chunk, ${row.rps.toFixed(0)} req/s, p50 ${row.p50Ms} ms`;
     return [`${scenario}: undici ${describe(undici)} | http-proxy-3 ${describe(proxy)} -> ${faster} uses less CPU`];
   });
 }

@@ -23,7 +23,16 @@ export type TargetName =
   | 'gateway-full-redis';
 
 /** Every target, in the order of the report. */
-export const TARGET_NAMES: readonly TargetName[] = ['direct', 'http-proxy-3', 'undici', 'gateway', 'gateway-messages', 'gateway-responses', 'gateway-full', 'gateway-full-redis'];
+export const TARGET_NAMES: readonly TargetName[] = [
+  'direct',
+  'http-proxy-3',
+  'undici',
+  'gateway',
+  'gateway-messages',
+  'gateway-responses',
+  'gateway-full',
+  'gateway-full-redis',
+];
 
 export interface Target {
   name: TargetName;
@@ -53,14 +62,16 @@ export interface Targets {
 }
 
 export const TARGET_ABOUT: Record<TargetName, string> = {
-  direct: 'the sim itself, no proxy (its CPU is the sim\'s)',
+  direct: "the sim itself, no proxy (its CPU is the sim's)",
   'http-proxy-3': 'bare http-proxy-3 pass-through (bench/bare-http-proxy.ts)',
   undici: 'bare undici Pool pass-through (bench/bare-undici.ts)',
   gateway: 'the gateway, chat path (POST /v1/chat/completions), no plugins, log level info',
   'gateway-messages': 'the same gateway process, message dialect (POST /v1/messages)',
   'gateway-responses': 'the same gateway process, responses dialect (POST /v1/responses)',
-  'gateway-full': 'a gateway with the full chain (auth, ratelimit, meter; in-process counters), chat path, log level info',
-  'gateway-full-redis': 'the same full chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
+  'gateway-full':
+    'a gateway with the full chain (auth, ratelimit, meter; in-process counters), chat path, log level info',
+  'gateway-full-redis':
+    'the same full chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
 };
 
 /** The URL a target's requests go to. */
@@ -71,9 +82,15 @@ export function targetUrl(target: Target): string {
 /** The target names in `BENCH_TARGETS` (comma-separated; empty or unset: all), in the report's order, with `direct` always. */
 export function selectTargets(value: string | undefined): Set<TargetName> {
   if (value === undefined || value.trim() === '') return new Set(TARGET_NAMES);
-  const asked = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const asked = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = asked.filter((name) => !(TARGET_NAMES as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new Error(`BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}; the targets are ${TARGET_NAMES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}; the targets are ${TARGET_NAMES.join(', ')}`,
+    );
   return new Set(TARGET_NAMES.filter((name) => name === 'direct' || asked.includes(name)));
 }
 
@@ -94,14 +111,23 @@ export const FULL_CHAIN_PLUGINS: readonly string[] = ['auth', 'ratelimit', 'mete
  * /dev/null). The gateway's messages and responses paths are probed once: one that answers 404 (not served yet) is left
  * out, with a note; so is gateway-full-redis when no redis-server is installed.
  */
-export async function startTargets(options: { gatewayLog?: string; only?: ReadonlySet<TargetName>; fullChain?: readonly string[] }): Promise<Targets> {
+export async function startTargets(options: {
+  gatewayLog?: string;
+  only?: ReadonlySet<TargetName>;
+  fullChain?: readonly string[];
+}): Promise<Targets> {
   const only = options.only ?? new Set(TARGET_NAMES);
   const chain = options.fullChain ?? FULL_CHAIN_PLUGINS;
   const simPort = await freePort();
-  const sim = await startServer({ name: 'sim', args: [GATEWAY_BIN, 'sim', '--host', '127.0.0.1', '--port', String(simPort)], port: simPort });
+  const sim = await startServer({
+    name: 'sim',
+    args: [GATEWAY_BIN, 'sim', '--host', '127.0.0.1', '--port', String(simPort)],
+    port: simPort,
+  });
   const notes: string[] = [];
   const redisVersion = only.has('gateway-full-redis') ? redisServerVersion() : undefined;
-  if (only.has('gateway-full-redis') && redisVersion === undefined) notes.push('gateway-full-redis skipped: no redis-server on the PATH (apt-get install redis-server)');
+  if (only.has('gateway-full-redis') && redisVersion === undefined)
+    notes.push('gateway-full-redis skipped: no redis-server on the PATH (apt-get install redis-server)');
   const redis = redisVersion !== undefined ? await startRedis() : undefined;
   const plainGateway = only.has('gateway') || only.has('gateway-messages') || only.has('gateway-responses');
   const [httpProxy, undici, gateway, full, fullRedis] = await Promise.all([
@@ -112,7 +138,8 @@ export async function startTargets(options: { gatewayLog?: string; only?: Readon
     redis !== undefined ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, redis) : undefined,
   ]);
   const list: Target[] = [{ name: 'direct', model: UPSTREAM_MODEL, dialect: 'chat', server: sim }];
-  if (httpProxy !== undefined) list.push({ name: 'http-proxy-3', model: UPSTREAM_MODEL, dialect: 'chat', server: httpProxy });
+  if (httpProxy !== undefined)
+    list.push({ name: 'http-proxy-3', model: UPSTREAM_MODEL, dialect: 'chat', server: httpProxy });
   if (undici !== undefined) list.push({ name: 'undici', model: UPSTREAM_MODEL, dialect: 'chat', server: undici });
   if (gateway !== undefined) {
     if (only.has('gateway')) list.push({ name: 'gateway', model: GATEWAY_MODEL, dialect: 'chat', server: gateway });
@@ -124,26 +151,46 @@ export async function startTargets(options: { gatewayLog?: string; only?: Readon
       if (!only.has(name)) continue;
       const target: Target = { name, model: GATEWAY_MODEL, dialect, server: gateway };
       const probe = await probeTarget(target);
-      if (probe.status === 404) notes.push(`${name} skipped: POST ${DIALECT_PATHS[dialect]} answered 404 (${probe.text.slice(0, 160)}); it is measured once the gateway serves it`);
+      if (probe.status === 404)
+        notes.push(
+          `${name} skipped: POST ${DIALECT_PATHS[dialect]} answered 404 (${probe.text.slice(0, 160)}); it is measured once the gateway serves it`,
+        );
       else list.push(target);
     }
   }
   for (const started of [full, fullRedis]) {
     if (started === undefined) continue;
-    const target: Target = { name: started.name, model: GATEWAY_MODEL, dialect: 'chat', server: started.server, headers: started.headers, dataDir: started.dataDir, chain };
+    const target: Target = {
+      name: started.name,
+      model: GATEWAY_MODEL,
+      dialect: 'chat',
+      server: started.server,
+      headers: started.headers,
+      dataDir: started.dataDir,
+      chain,
+    };
     if (started.redis !== undefined) target.redis = started.redis.process;
     const probe = await probeTarget(target);
-    if (probe.status !== 200) notes.push(`${started.name}: a first request answered ${probe.status} (${probe.text.slice(0, 200)}); the checks below show whether the run means anything`);
+    if (probe.status !== 200)
+      notes.push(
+        `${started.name}: a first request answered ${probe.status} (${probe.text.slice(0, 200)}); the checks below show whether the run means anything`,
+      );
     list.push(target);
   }
-  const processes = [sim, httpProxy, undici, gateway, full?.server, fullRedis?.server, redis?.process].filter((server): server is ServerProcess => server !== undefined);
+  const processes = [sim, httpProxy, undici, gateway, full?.server, fullRedis?.server, redis?.process].filter(
+    (server): server is ServerProcess => server !== undefined,
+  );
   return { sim, list, processes, notes };
 }
 
 /** One small non-streamed request, to learn whether the path is served at all. */
 async function probeTarget(target: Target): Promise<{ status: number; text: string }> {
   const scenario = scenarioNamed('nonstream');
-  const response = await request(targetUrl(target), { method: 'POST', headers: requestHeaders(scenario, target.headers), body: requestBody(target.dialect, scenario, target.model, 2) });
+  const response = await request(targetUrl(target), {
+    method: 'POST',
+    headers: requestHeaders(scenario, target.headers),
+    body: requestBody(target.dialect, scenario, target.model, 2),
+  });
   return { status: response.statusCode, text: await response.body.text() };
 }
 
@@ -158,7 +205,12 @@ function gatewayConfig(rest: string): string {
 }
 
 /** `extraEnv` over the common environment: port, upstream, log level, data directory. */
-async function startGateway(name: string, upstream: string, logFile: string | undefined, config?: { text: string; dir: string; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+async function startGateway(
+  name: string,
+  upstream: string,
+  logFile: string | undefined,
+  config?: { text: string; dir: string; env?: NodeJS.ProcessEnv },
+): Promise<ServerProcess> {
   const port = await freePort();
   const dir = config?.dir ?? mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const file = join(dir, 'gateway.yaml');
@@ -167,7 +219,14 @@ async function startGateway(name: string, upstream: string, logFile: string | un
   return startServer({
     name,
     args: [GATEWAY_BIN, 'start', '--config', file],
-    env: { GATEWAY_PORT: String(port), GATEWAY_UPSTREAM_URL: `${upstream}/v1`, GATEWAY_LOG_LEVEL: 'info', GATEWAY_DATA_DIR: dir, GATEWAY_REDIS_URL: '', ...config?.env },
+    env: {
+      GATEWAY_PORT: String(port),
+      GATEWAY_UPSTREAM_URL: `${upstream}/v1`,
+      GATEWAY_LOG_LEVEL: 'info',
+      GATEWAY_DATA_DIR: dir,
+      GATEWAY_REDIS_URL: '',
+      ...config?.env,
+    },
     port,
     ...(logFile !== undefined ? { stdoutFile: logFile } : {}),
   });
@@ -186,7 +245,13 @@ interface FullGateway {
  * through the store, then a config with auth, ratelimit and meter and one rate-limit tier far above the bench's load.
  * With `redis`, its rate-limit counters (and revocation bus) are in that redis-server.
  */
-async function startFullGateway(name: TargetName, chain: readonly string[], upstream: string, logFile: string | undefined, redis?: BenchRedis): Promise<FullGateway> {
+async function startFullGateway(
+  name: TargetName,
+  chain: readonly string[],
+  upstream: string,
+  logFile: string | undefined,
+  redis?: BenchRedis,
+): Promise<FullGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-bench-`));
   const store = await openStore({ dataDir });
   let key: string;
@@ -202,8 +267,18 @@ async function startFullGateway(name: TargetName, chain: readonly string[], upst
     `plugins:\n${chain.map((plugin) => `  - name: ${plugin}\n`).join('')}` +
       `limits:\n  tiers:\n    - { name: Bench, from_spend: 0, requests_per_minute: ${limit}, input_tokens_per_minute: ${limit}, output_tokens_per_minute: ${limit} }\n`,
   );
-  const server = await startGateway(name, upstream, logFile, { text, dir: dataDir, ...(redis !== undefined ? { env: { GATEWAY_REDIS_URL: redis.url } } : {}) });
-  return { name, server, headers: { authorization: `Bearer ${key}` }, dataDir, ...(redis !== undefined ? { redis } : {}) };
+  const server = await startGateway(name, upstream, logFile, {
+    text,
+    dir: dataDir,
+    ...(redis !== undefined ? { env: { GATEWAY_REDIS_URL: redis.url } } : {}),
+  });
+  return {
+    name,
+    server,
+    headers: { authorization: `Bearer ${key}` },
+    dataDir,
+    ...(redis !== undefined ? { redis } : {}),
+  };
 }
 
 /** The full chain's organization as the store has it now: what the meter has charged so far. */

@@ -9,7 +9,10 @@ import type { ChatRequest } from '../proxy/canonical.js';
 import type { TokenCounter } from '../tokenizer/counter.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 
-const WORDS = 'the gateway counts every prompt token exactly as the model server will including system prompts tools and results'.split(' ');
+const WORDS =
+  'the gateway counts every prompt token exactly as the model server will including system prompts tools and results'.split(
+    ' ',
+  );
 const CODE = 'export function add(a: number, b: number): number {\n  return a + b; // sums two numbers\n}\n';
 const CJK = '令牌计数必须精确，系统提示、消息和工具定义都要计算。';
 
@@ -19,7 +22,8 @@ function conversation(kb: number, salt: number): ChatRequest {
   let turn = 0;
   while (JSON.stringify(messages).length < kb * 1024) {
     let text = '';
-    for (let i = 0; i < 300; i++) text += `${WORDS[(i * 7 + turn + salt) % WORDS.length]}${i % 17 === 16 ? '.\n' : ' '}`;
+    for (let i = 0; i < 300; i++)
+      text += `${WORDS[(i * 7 + turn + salt) % WORDS.length]}${i % 17 === 16 ? '.\n' : ' '}`;
     text += `\n${CODE.repeat(3)}${CJK}\n`;
     messages.push(turn % 2 === 0 ? { role: 'user', content: text } : { role: 'assistant', content: text });
     turn++;
@@ -59,7 +63,10 @@ async function msPerKb(counter: TokenCounter, kb: number): Promise<{ ms: number;
  * The event loop's delay (how late a 1 ms timer fires) while `n` conversations of 50 KB arrive,
  * one every 10 ms as requests would, and are counted; and the time until the last count is done.
  */
-async function loopDelay(counter: TokenCounter, n: number): Promise<{ maxMs: number; p99Ms: number; meanMs: number; wallMs: number }> {
+async function loopDelay(
+  counter: TokenCounter,
+  n: number,
+): Promise<{ maxMs: number; p99Ms: number; meanMs: number; wallMs: number }> {
   const requests = Array.from({ length: n }, (_, i) => conversation(50, 1000 + i));
   await sleep(50);
   const histogram = monitorEventLoopDelay({ resolution: 1 });
@@ -87,7 +94,9 @@ for (const source of ['local', 'tiktoken'] as const) {
   for (let i = 0; i < 20; i++) await counter.count(conversation(10, 500 + i)); // JIT warm-up
   for (const kb of [1, 10, 50, 200]) {
     const { ms, tokens } = await msPerKb(counter, kb);
-    console.log(`${source.padEnd(8)} ${String(kb).padStart(4)} ${String(tokens).padStart(8)} ${ms.toFixed(2).padStart(7)} ${(ms / kb).toFixed(3).padStart(7)}`);
+    console.log(
+      `${source.padEnd(8)} ${String(kb).padStart(4)} ${String(tokens).padStart(8)} ${ms.toFixed(2).padStart(7)} ${(ms / kb).toFixed(3).padStart(7)}`,
+    );
   }
   await counter.close();
 }

@@ -37,15 +37,19 @@ export interface TtfbResult {
 /** Chat targets only (the path is the chat one for all). */
 export async function measureTtfb(targets: readonly Target[], options: TtfbOptions): Promise<TtfbResult[]> {
   const other = targets.find((target) => target.dialect !== 'chat');
-  if (other !== undefined) throw new Error(`the time to first byte is measured on the chat path only, not for ${other.name}`);
-  const pools = new Map(targets.map((target) => [target, new Pool(target.server.url, { connections: options.concurrency, pipelining: 1 })]));
+  if (other !== undefined)
+    throw new Error(`the time to first byte is measured on the chat path only, not for ${other.name}`);
+  const pools = new Map(
+    targets.map((target) => [target, new Pool(target.server.url, { connections: options.concurrency, pipelining: 1 })]),
+  );
   const samples = new Map<Target, number[]>(targets.map((target) => [target, []]));
   try {
     for (const target of targets) await batch(pools.get(target)!, target, options.concurrency, options.concurrency * 4); // fill the pool
     const perRound = Math.ceil(options.samples / options.rounds);
     for (let round = 0; round < options.rounds; round++) {
       const order = rotate(targets, round);
-      for (const target of order) samples.get(target)!.push(...(await batch(pools.get(target)!, target, options.concurrency, perRound)));
+      for (const target of order)
+        samples.get(target)!.push(...(await batch(pools.get(target)!, target, options.concurrency, perRound)));
     }
   } finally {
     await Promise.all([...pools.values()].map((pool) => pool.close()));
@@ -92,6 +96,7 @@ async function sample(pool: Pool, headers: Record<string, string>, body: string,
   for await (const _chunk of response.body) {
     if (Number.isNaN(first)) first = performance.now();
   }
-  if (response.statusCode !== 200) throw new Error(`${name}: status ${response.statusCode} while measuring the time to first byte`);
+  if (response.statusCode !== 200)
+    throw new Error(`${name}: status ${response.statusCode} while measuring the time to first byte`);
   return first - start;
 }

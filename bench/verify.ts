@@ -35,7 +35,11 @@ export async function verifyTarget(target: Target, scenario: Scenario): Promise<
   const answer = await verifyAnswer(target, scenario);
   if (!answer.ok) return answer;
   const charged = await chargedSince(target.dataDir, before.spentMicros);
-  if (charged <= 0) return check(false, `${answer.detail}; but nothing charged to the organization within ${METERED_WITHIN_MS} ms (the meter did not run?)`);
+  if (charged <= 0)
+    return check(
+      false,
+      `${answer.detail}; but nothing charged to the organization within ${METERED_WITHIN_MS} ms (the meter did not run?)`,
+    );
   return check(true, `${answer.detail}; charged ${charged} micro-credits`);
 }
 
@@ -51,7 +55,11 @@ async function chargedSince(dataDir: string, spentBefore: number): Promise<numbe
 
 async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> {
   const start = performance.now();
-  const response = await request(targetUrl(target), { method: 'POST', headers: requestHeaders(scenario, target.headers), body: requestBody(target.dialect, scenario, target.model) });
+  const response = await request(targetUrl(target), {
+    method: 'POST',
+    headers: requestHeaders(scenario, target.headers),
+    body: requestBody(target.dialect, scenario, target.model),
+  });
   const text = await response.body.text();
   const elapsedMs = performance.now() - start;
   const check = (ok: boolean, detail: string): Check => ({ target: target.name, scenario: scenario.name, ok, detail });
@@ -59,7 +67,11 @@ async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> 
   const fullChain = target.dataDir !== undefined;
   if (fullChain && target.chain?.includes('ratelimit')) {
     const limitHeader = Object.keys(response.headers).find((name) => name.endsWith('ratelimit-requests-limit'));
-    if (limitHeader === undefined) return check(false, `no *ratelimit-requests-limit header (the ratelimit plugin did not run?); headers: ${Object.keys(response.headers).join(', ')}`);
+    if (limitHeader === undefined)
+      return check(
+        false,
+        `no *ratelimit-requests-limit header (the ratelimit plugin did not run?); headers: ${Object.keys(response.headers).join(', ')}`,
+      );
   }
   try {
     if (!scenario.stream) {
@@ -68,7 +80,10 @@ async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> 
       const ok = typeof content === 'string' && content.length > 0;
       if (!fullChain) return check(ok, `content ${JSON.stringify(content?.slice(0, 40))}`);
       const usage = (body as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
-      const counted = typeof usage?.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number' && usage.completion_tokens > 0;
+      const counted =
+        typeof usage?.prompt_tokens === 'number' &&
+        typeof usage.completion_tokens === 'number' &&
+        usage.completion_tokens > 0;
       return check(ok && counted, `content ${JSON.stringify(content?.slice(0, 40))}, usage ${JSON.stringify(usage)}`);
     }
     const { chunks, unit, unended } = countChunks(target.dialect, text);
@@ -76,10 +91,14 @@ async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> 
     const timing = `${elapsedMs.toFixed(1)} ms`;
     if (chunks !== scenario.chunks) return check(false, `${chunks} ${unit}, expected ${scenario.chunks}`);
     if (unended !== undefined) return check(false, `${chunks} ${unit}, but ${unended}`);
-    if (paced && elapsedMs < PACED_MIN_MS) return check(false, `${chunks} ${unit} in ${timing}: not paced (x-sim-itl-ms not applied?)`);
+    if (paced && elapsedMs < PACED_MIN_MS)
+      return check(false, `${chunks} ${unit} in ${timing}: not paced (x-sim-itl-ms not applied?)`);
     return check(true, `${chunks} ${unit} in ${timing}`);
   } catch (error) {
-    return check(false, `unreadable answer (${error instanceof Error ? error.message : String(error)}): ${text.slice(0, 200)}`);
+    return check(
+      false,
+      `unreadable answer (${error instanceof Error ? error.message : String(error)}): ${text.slice(0, 200)}`,
+    );
   }
 }
 
@@ -126,7 +145,12 @@ function countChunks(dialect: DialectName, text: string): { chunks: number; unit
   for (const { event, data } of events) {
     const payload = JSON.parse(data) as { type?: string; delta?: { type?: string } };
     const name = event ?? payload.type;
-    if (dialect === 'messages' ? name === 'content_block_delta' && payload.delta?.type === shape.content : name === shape.content) chunks += 1;
+    if (
+      dialect === 'messages'
+        ? name === 'content_block_delta' && payload.delta?.type === shape.content
+        : name === shape.content
+    )
+      chunks += 1;
   }
   const last = events.at(-1)?.event;
   const unit = `${shape.content} events`;

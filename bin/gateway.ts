@@ -25,13 +25,26 @@ async function main(argv: string[]): Promise<void> {
   const loaded = loadConfig(values.config ?? process.env.GATEWAY_CONFIG);
   if (command === 'start') {
     const auth = loaded.config.plugins.some((plugin) => plugin.name === 'auth');
-    const demoKey = auth ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(dataDirOf(loaded)) : undefined;
+    const demoKey = auth
+      ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(dataDirOf(loaded))
+      : undefined;
     const gateway = await startGateway(loaded);
-    gateway.log.info({ url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls }, 'gateway listening');
-    if (demoKey !== undefined) console.error(`\nFirst start: created the organization 'demo' with 10 credits and this key (shown once):\n  ${demoKey}`);
+    gateway.log.info(
+      { url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls },
+      'gateway listening',
+    );
+    if (demoKey !== undefined)
+      console.error(
+        `\nFirst start: created the organization 'demo' with 10 credits and this key (shown once):\n  ${demoKey}`,
+      );
     const keyHeader = auth ? ` -H 'authorization: Bearer ${demoKey ?? 'YOUR_KEY'}'` : '';
-    console.error(`\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions${keyHeader} -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`);
-    if (gateway.adminUrl !== undefined) console.error(`Dashboard on ${gateway.adminUrl}/ (log in with the token in ${loaded.config.admin.token_env}); admin API under ${gateway.adminUrl}/admin/v1\n`);
+    console.error(
+      `\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions${keyHeader} -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`,
+    );
+    if (gateway.adminUrl !== undefined)
+      console.error(
+        `Dashboard on ${gateway.adminUrl}/ (log in with the token in ${loaded.config.admin.token_env}); admin API under ${gateway.adminUrl}/admin/v1\n`,
+      );
     onSignal(() => gateway.close());
     return;
   }
@@ -55,9 +68,14 @@ async function main(argv: string[]): Promise<void> {
     const { openStore } = await import('../store/store.js');
     const store = await openStore({ dataDir: dataDirOf(loaded) });
     // Only a revocation needs the bus; with Redis it reaches running gateways at once.
-    const revocations = positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;
+    const revocations =
+      positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;
     try {
-      const { out, err, failed } = await runStoreCommand(store, positionals, { members: values.member ?? [], tiers: tiersOf(loaded.config.limits.tiers), ...(revocations ? { revocations } : {}) });
+      const { out, err, failed } = await runStoreCommand(store, positionals, {
+        members: values.member ?? [],
+        tiers: tiersOf(loaded.config.limits.tiers),
+        ...(revocations ? { revocations } : {}),
+      });
       for (const line of out) console.log(line);
       for (const line of err) console.error(line);
       if (failed === true) process.exitCode = 1;
@@ -90,14 +108,18 @@ function parseCommandLine(argv: string[]) {
 
 function onSignal(close: () => Promise<void>): void {
   const stop = (): void => {
-    close().then(() => process.exit(0), () => process.exit(1));
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof UsageError || error instanceof StoreError) console.error(`gateway: ${error.message}`);
+  if (error instanceof ConfigError || error instanceof UsageError || error instanceof StoreError)
+    console.error(`gateway: ${error.message}`);
   else console.error(error);
   process.exit(error instanceof UsageError ? 64 : 1);
 });

@@ -56,11 +56,20 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   if (urls.length === 0) {
     // Imported only here: the sim's tokenizer costs ~130 MB and 0.4 s that a gateway with a real upstream never pays.
     const { startSim } = await import('../sim/server.js');
-    sim = await startSim({ host: '127.0.0.1', port: 0, servedModel: config.model.upstream_name, maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS, ttftMs: config.sim.ttft_ms, itlMs: config.sim.itl_ms, outputTokens: config.sim.output_tokens });
+    sim = await startSim({
+      host: '127.0.0.1',
+      port: 0,
+      servedModel: config.model.upstream_name,
+      maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS,
+      ttftMs: config.sim.ttft_ms,
+      itlMs: config.sim.itl_ms,
+      outputTokens: config.sim.output_tokens,
+    });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
   }
-  const upstreamApiKey = config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
+  const upstreamApiKey =
+    config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
   const contextTokens = await modelContextTokens(config, urls[0]!, upstreamApiKey, log);
   const pool = new UpstreamPool({
     urls,
@@ -84,7 +93,17 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const dataDir = dataDirOf(loaded);
   const services = await openServices(config, dataDir, log);
-  const plugins = await loadPlugins(loaded, builtinPlugins, { config, modelId: config.model.id, dataDir, store: services.store, revocations: services.revocations, redis: services.redis, notifier: services.notifier, countTokens: (request, signal) => counter.count(request, signal), now: options.now ?? Date.now });
+  const plugins = await loadPlugins(loaded, builtinPlugins, {
+    config,
+    modelId: config.model.id,
+    dataDir,
+    store: services.store,
+    revocations: services.revocations,
+    redis: services.redis,
+    notifier: services.notifier,
+    countTokens: (request, signal) => counter.count(request, signal),
+    now: options.now ?? Date.now,
+  });
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
     fields: upstreamFields(config.upstream.flavor, config.upstream.extra_fields),
@@ -109,15 +128,28 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     bodyLimits: {
       maxBytes: config.server.body_limit_bytes,
       maxDepth: config.server.max_json_depth,
-      timeout: { ms: config.server.body_timeout_ms, deadlines: new Deadlines(checkEveryMs(config.server.body_timeout_ms)) },
+      timeout: {
+        ms: config.server.body_timeout_ms,
+        deadlines: new Deadlines(checkEveryMs(config.server.body_timeout_ms)),
+      },
     },
     connectionCap,
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
     countTokens: (request, signal) => counter.count(request, signal),
-    models: modelsBody({ id: config.model.id, displayName: config.model.display_name, ownedBy: config.model.owned_by, created: config.model.created }),
+    models: modelsBody({
+      id: config.model.id,
+      displayName: config.model.display_name,
+      ownedBy: config.model.owned_by,
+      created: config.model.created,
+    }),
   });
-  const server = createHttpServer(listener, { headersTimeoutMs: config.server.headers_timeout_ms, connectionCap, errorsFor: (path) => router.errorsFor(path), log });
+  const server = createHttpServer(listener, {
+    headersTimeoutMs: config.server.headers_timeout_ms,
+    connectionCap,
+    errorsFor: (path) => router.errorsFor(path),
+    log,
+  });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
   const close = async (): Promise<void> => {
@@ -130,10 +162,19 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     await sim?.close();
   };
   if (adminToken === undefined) {
-    log.info({ admin: 'off' }, `admin API and dashboard off: set ${config.admin.token_env} (16+ characters) to run them on ${config.admin.host}:${config.admin.port}`);
+    log.info(
+      { admin: 'off' },
+      `admin API and dashboard off: set ${config.admin.token_env} (16+ characters) to run them on ${config.admin.host}:${config.admin.port}`,
+    );
   } else {
     // A listener that cannot start (port taken) stops the whole start, with nothing left running.
-    admin = await startAdminServer({ services, config: config.admin, token: adminToken, tiers: tiersOf(config.limits.tiers), log }).catch(async (error: unknown) => {
+    admin = await startAdminServer({
+      services,
+      config: config.admin,
+      token: adminToken,
+      tiers: tiersOf(config.limits.tiers),
+      log,
+    }).catch(async (error: unknown) => {
       await close();
       throw error;
     });
@@ -149,13 +190,27 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
 }
 
 /** The model's context: the config's, else the upstream's report, else the default (logged, so an operator knows which). */
-async function modelContextTokens(config: GatewayConfig, baseUrl: string, apiKey: string | undefined, log: Logger): Promise<number> {
+async function modelContextTokens(
+  config: GatewayConfig,
+  baseUrl: string,
+  apiKey: string | undefined,
+  log: Logger,
+): Promise<number> {
   if (config.model.max_context_tokens !== undefined) return config.model.max_context_tokens;
-  const reported = await reportedContextTokens({ baseUrl, flavor: config.upstream.flavor, servedModel: config.model.upstream_name, apiKey, timeoutMs: config.upstream.connect_timeout_ms });
+  const reported = await reportedContextTokens({
+    baseUrl,
+    flavor: config.upstream.flavor,
+    servedModel: config.model.upstream_name,
+    apiKey,
+    timeoutMs: config.upstream.connect_timeout_ms,
+  });
   if (reported !== undefined) {
     log.info({ max_context_tokens: reported }, 'model context as the upstream reports it');
     return reported;
   }
-  log.warn({ max_context_tokens: DEFAULT_CONTEXT_TOKENS }, `the upstream does not report the model's context: using the default; set model.max_context_tokens`);
+  log.warn(
+    { max_context_tokens: DEFAULT_CONTEXT_TOKENS },
+    `the upstream does not report the model's context: using the default; set model.max_context_tokens`,
+  );
   return DEFAULT_CONTEXT_TOKENS;
 }

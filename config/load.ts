@@ -31,7 +31,10 @@ const validateConfig = ajv.compile(configSchema);
 export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const sources = [readSource(join(packageRoot(), 'config', 'default.yaml'))];
   if (file !== undefined) sources.unshift(readSource(resolve(file)));
-  const merged = sources.reduceRight<Record<string, unknown>>((config, source) => mergeOver(config, source.doc.toJS() ?? {}), {});
+  const merged = sources.reduceRight<Record<string, unknown>>(
+    (config, source) => mergeOver(config, source.doc.toJS() ?? {}),
+    {},
+  );
   const fromEnv = applyEnvironment(merged, env);
   const locate = (path: ConfigPath): string => {
     for (let length = path.length; length > 0; length--) {
@@ -98,21 +101,33 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
   };
   if (env.GATEWAY_HOST) assign('GATEWAY_HOST', ['server', 'host'], env.GATEWAY_HOST);
   if (env.GATEWAY_PORT) assign('GATEWAY_PORT', ['server', 'port'], integer('GATEWAY_PORT', env.GATEWAY_PORT));
-  if (env.GATEWAY_UPSTREAM_URL) assign('GATEWAY_UPSTREAM_URL', ['upstream', 'urls'], env.GATEWAY_UPSTREAM_URL.split(',').map((url) => url.trim()).filter(Boolean));
+  if (env.GATEWAY_UPSTREAM_URL)
+    assign(
+      'GATEWAY_UPSTREAM_URL',
+      ['upstream', 'urls'],
+      env.GATEWAY_UPSTREAM_URL.split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    );
   if (env.GATEWAY_MODEL_ID) assign('GATEWAY_MODEL_ID', ['model', 'id'], env.GATEWAY_MODEL_ID);
-  if (env.GATEWAY_UPSTREAM_MODEL) assign('GATEWAY_UPSTREAM_MODEL', ['model', 'upstream_name'], env.GATEWAY_UPSTREAM_MODEL);
+  if (env.GATEWAY_UPSTREAM_MODEL)
+    assign('GATEWAY_UPSTREAM_MODEL', ['model', 'upstream_name'], env.GATEWAY_UPSTREAM_MODEL);
   if (env.GATEWAY_LOG_LEVEL) assign('GATEWAY_LOG_LEVEL', ['log', 'level'], env.GATEWAY_LOG_LEVEL);
   if (env.GATEWAY_DATA_DIR) assign('GATEWAY_DATA_DIR', ['data_dir'], env.GATEWAY_DATA_DIR);
   if (env.GATEWAY_REDIS_URL) assign('GATEWAY_REDIS_URL', ['redis', 'url'], env.GATEWAY_REDIS_URL);
   if (env.GATEWAY_SMTP_URL) assign('GATEWAY_SMTP_URL', ['mail', 'url'], env.GATEWAY_SMTP_URL);
   if (env.GATEWAY_ADMIN_HOST) assign('GATEWAY_ADMIN_HOST', ['admin', 'host'], env.GATEWAY_ADMIN_HOST);
-  if (env.GATEWAY_ADMIN_PORT) assign('GATEWAY_ADMIN_PORT', ['admin', 'port'], integer('GATEWAY_ADMIN_PORT', env.GATEWAY_ADMIN_PORT));
+  if (env.GATEWAY_ADMIN_PORT)
+    assign('GATEWAY_ADMIN_PORT', ['admin', 'port'], integer('GATEWAY_ADMIN_PORT', env.GATEWAY_ADMIN_PORT));
   return set;
 }
 
 function describe(error: ErrorObject | undefined, locate: (path: ConfigPath) => string): string {
   if (error === undefined) return 'the config is invalid';
-  const path = error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
     const key = String(params.additionalProperty);

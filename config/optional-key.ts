@@ -6,6 +6,8 @@ import type { JSONSchemaType } from 'ajv';
  * mean is "absent or a T", so the schema is returned unchanged and only its type says optional. The
  * `enum`, if any, is checked against T.
  */
-export function optional<T>(schema: JSONSchemaType<T> & { enum?: readonly T[] }): JSONSchemaType<T | undefined> & { nullable: true; enum?: readonly (T | null)[] } {
+export function optional<T>(
+  schema: JSONSchemaType<T> & { enum?: readonly T[] },
+): JSONSchemaType<T | undefined> & { nullable: true; enum?: readonly (T | null)[] } {
   return schema as JSONSchemaType<T | undefined> & { nullable: true };
 }

@@ -8,12 +8,37 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
   $id: 'gateway-config',
   type: 'object',
   additionalProperties: false,
-  required: ['server', 'model', 'upstream', 'wire', 'dialects', 'plugins', 'tokenizer', 'sim', 'log', 'data_dir', 'redis', 'admin', 'limits', 'pricing', 'mail'],
+  required: [
+    'server',
+    'model',
+    'upstream',
+    'wire',
+    'dialects',
+    'plugins',
+    'tokenizer',
+    'sim',
+    'log',
+    'data_dir',
+    'redis',
+    'admin',
+    'limits',
+    'pricing',
+    'mail',
+  ],
   properties: {
     server: {
       type: 'object',
       additionalProperties: false,
-      required: ['host', 'port', 'body_limit_bytes', 'max_json_depth', 'headers_timeout_ms', 'body_timeout_ms', 'max_connections', 'sse_ping_ms'],
+      required: [
+        'host',
+        'port',
+        'body_limit_bytes',
+        'max_json_depth',
+        'headers_timeout_ms',
+        'body_timeout_ms',
+        'max_connections',
+        'sse_ping_ms',
+      ],
       properties: {
         host: { type: 'string', minLength: 1 },
         port: { type: 'integer', minimum: 0, maximum: 65535 },
@@ -41,7 +66,22 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     upstream: {
       type: 'object',
       additionalProperties: false,
-      required: ['urls', 'flavor', 'extra_fields', 'connections', 'queue_timeout_ms', 'connect_timeout_ms', 'first_byte_timeout_ms', 'idle_timeout_ms', 'retries', 'retry_base_ms', 'retry_max_ms', 'unhealthy_ms', 'max_event_bytes', 'forward_headers'],
+      required: [
+        'urls',
+        'flavor',
+        'extra_fields',
+        'connections',
+        'queue_timeout_ms',
+        'connect_timeout_ms',
+        'first_byte_timeout_ms',
+        'idle_timeout_ms',
+        'retries',
+        'retry_base_ms',
+        'retry_max_ms',
+        'unhealthy_ms',
+        'max_event_bytes',
+        'forward_headers',
+      ],
       properties: {
         urls: { type: 'array', items: { type: 'string', pattern: '^https?://' } },
         api_key: optional({ type: 'string' }),
@@ -49,7 +89,11 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         flavor: { type: 'string', enum: ['vllm', 'llama-server', 'sglang', 'tgi', 'ollama', 'openai'] },
         extra_fields: {
           type: 'array',
-          items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', not: { enum: ['web_search', 'web_search_replay', 'model', 'stream_options'] } },
+          items: {
+            type: 'string',
+            pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+            not: { enum: ['web_search', 'web_search_replay', 'model', 'stream_options'] },
+          },
           uniqueItems: true,
         },
         connections: { type: 'integer', minimum: 1, maximum: 65536 },
@@ -117,7 +161,9 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
           type: 'object',
           additionalProperties: false,
           required: ['encoding'],
-          properties: { encoding: { type: 'string', enum: ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base', 'gpt2'] } },
+          properties: {
+            encoding: { type: 'string', enum: ['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base', 'gpt2'] },
+          },
         },
         worker_threshold_bytes: { type: 'integer', minimum: 0 },
         workers: { type: 'integer', minimum: 0, maximum: 64 },
@@ -188,7 +234,13 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
           items: {
             type: 'object',
             additionalProperties: false,
-            required: ['name', 'from_spend', 'requests_per_minute', 'input_tokens_per_minute', 'output_tokens_per_minute'],
+            required: [
+              'name',
+              'from_spend',
+              'requests_per_minute',
+              'input_tokens_per_minute',
+              'output_tokens_per_minute',
+            ],
             properties: {
               name: { type: 'string', minLength: 1 },
               from_spend: { type: 'number', minimum: 0 },
@@ -203,7 +255,14 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     pricing: {
       type: 'object',
       additionalProperties: false,
-      required: ['input_per_mtok', 'output_per_mtok', 'cache_write_5m_multiplier', 'cache_write_1h_multiplier', 'cache_read_multiplier', 'search_per_1000'],
+      required: [
+        'input_per_mtok',
+        'output_per_mtok',
+        'cache_write_5m_multiplier',
+        'cache_write_1h_multiplier',
+        'cache_read_multiplier',
+        'search_per_1000',
+      ],
       properties: {
         input_per_mtok: { type: 'number', minimum: 0, maximum: 100000 },
         output_per_mtok: { type: 'number', minimum: 0, maximum: 100000 },

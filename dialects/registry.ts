@@ -21,6 +21,10 @@ export function createDialects(options: DialectOptions): Readonly<Record<Dialect
   return {
     chat: createChatDialect({ modelId, maxOutputTokens: contextTokens }),
     messages: createMessagesDialect({ modelId, maxTokens: Math.min(options.messagesMaxTokens, contextTokens) }),
-    responses: createResponsesDialect({ modelId, functionTools: options.responsesFunctionTools, maxOutputTokens: contextTokens }),
+    responses: createResponsesDialect({
+      modelId,
+      functionTools: options.responsesFunctionTools,
+      maxOutputTokens: contextTokens,
+    }),
   };
 }

@@ -10,9 +10,10 @@ export type ModelNotFoundWording = 'openai' | 'anthropic';
 export function servedModelCheck(servedId: string, wording: ModelNotFoundWording): (requested: string) => void {
   return (requested) => {
     if (requested === servedId) return;
-    const message = wording === 'anthropic'
-      ? `model: '${requested}' was not found; this gateway serves '${servedId}'.`
-      : `The model '${requested}' does not exist; this gateway serves '${servedId}'.`;
+    const message =
+      wording === 'anthropic'
+        ? `model: '${requested}' was not found; this gateway serves '${servedId}'.`
+        : `The model '${requested}' does not exist; this gateway serves '${servedId}'.`;
     throw new GatewayError('GW_ERR_MODEL_NOT_FOUND', message, 'model');
   };
 }

@@ -54,7 +54,18 @@ export interface CampaignResult {
 
 export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
   const sender = new Sender(options.baseUrl, options.concurrency, options.timeoutMs ?? 60_000);
-  const result: CampaignResult = { seed: options.seed, sent: 0, mutated: 0, elapsedMs: 0, statuses: new Map(), classes: new Map(), failures: [], failedCases: 0, fiveHundreds: 0, answered: new Map() };
+  const result: CampaignResult = {
+    seed: options.seed,
+    sent: 0,
+    mutated: 0,
+    elapsedMs: 0,
+    statuses: new Map(),
+    classes: new Map(),
+    failures: [],
+    failedCases: 0,
+    fiveHundreds: 0,
+    answered: new Map(),
+  };
   const keep = options.keepFailures ?? 20;
   const from = options.from ?? 0;
   const end = from + options.count;
@@ -88,7 +99,8 @@ function record(result: CampaignResult, fuzzCase: FuzzCase, outcome: Outcome, fi
   result.statuses.set(fuzzCase.route, perRoute);
   if (status !== undefined && status >= 500) result.fiveHundreds++;
   const requestId = outcome.answer?.headers['x-request-id'];
-  if (typeof requestId === 'string' && status !== undefined) result.answered.set(requestId, { index: fuzzCase.index, route: fuzzCase.route, status });
+  if (typeof requestId === 'string' && status !== undefined)
+    result.answered.set(requestId, { index: fuzzCase.index, route: fuzzCase.route, status });
   // A failing case is kept whole when it is the first of one of its classes: the report shows every kind once.
   let firstOfAClass = false;
   for (const finding of findings) {

@@ -17,9 +17,21 @@ export async function checkCorpus(baseUrl: string, credentials: Credentials): Pr
   try {
     for (const seed of CORPUS) {
       const body = Buffer.from(JSON.stringify(seed.body));
-      const outcome = await sender.send({ index: -1, route: seed.route, seed: seed.name, mutations: [], mutated: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.rich}` }, body, chunked: false });
+      const outcome = await sender.send({
+        index: -1,
+        route: seed.route,
+        seed: seed.name,
+        mutations: [],
+        mutated: false,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${credentials.rich}` },
+        body,
+        chunked: false,
+      });
       const status = outcome.answer?.status;
-      if (status !== 200) problems.push(`${seed.name} (${ROUTES[seed.route].path}): ${status ?? outcome.error} ${outcome.answer?.body.toString('utf8').slice(0, 300) ?? ''}`);
+      if (status !== 200)
+        problems.push(
+          `${seed.name} (${ROUTES[seed.route].path}): ${status ?? outcome.error} ${outcome.answer?.body.toString('utf8').slice(0, 300) ?? ''}`,
+        );
     }
   } finally {
     sender.close();
@@ -32,7 +44,11 @@ export async function checkHealth(baseUrl: string): Promise<string[]> {
   try {
     const outcome = await sender.get('/health');
     const ok = outcome.answer?.status === 200 && outcome.answer.body.toString('utf8').includes('"ok"');
-    return ok ? [] : [`GET /health: ${outcome.answer?.status ?? outcome.error} ${outcome.answer?.body.toString('utf8').slice(0, 200) ?? ''}`];
+    return ok
+      ? []
+      : [
+          `GET /health: ${outcome.answer?.status ?? outcome.error} ${outcome.answer?.body.toString('utf8').slice(0, 200) ?? ''}`,
+        ];
   } finally {
     sender.close();
   }
@@ -54,8 +70,12 @@ export async function checkBooks(db: Kysely<Database>): Promise<{ audits: Balanc
   }
   const problems: string[] = [];
   for (const audit of audits) {
-    if (audit.discrepancyMicros !== 0) problems.push(`org ${audit.orgId}: the books are off by ${audit.discrepancyMicros} micro-credits (${JSON.stringify(audit)})`);
-    if (audit.openHoldsMicros !== 0) problems.push(`org ${audit.orgId}: ${audit.openHoldsMicros} micro-credits still held after every answer arrived`);
+    if (audit.discrepancyMicros !== 0)
+      problems.push(
+        `org ${audit.orgId}: the books are off by ${audit.discrepancyMicros} micro-credits (${JSON.stringify(audit)})`,
+      );
+    if (audit.openHoldsMicros !== 0)
+      problems.push(`org ${audit.orgId}: ${audit.openHoldsMicros} micro-credits still held after every answer arrived`);
   }
   return { audits, problems };
 }
@@ -77,11 +97,18 @@ export async function checkLedger(db: Kysely<Database>, answered: Map<string, An
   for (const [id, request] of answered) {
     const row = byId.get(id);
     if (row === undefined) {
-      if (request.status === 200 && request.route !== 'count_tokens') add('ledger-row-missing', request, `200 with no usage row ${id}`);
+      if (request.status === 200 && request.route !== 'count_tokens')
+        add('ledger-row-missing', request, `200 with no usage row ${id}`);
       continue;
     }
-    if (row.status !== request.status) add('ledger-status-differs', request, `the client got ${request.status}, the row says ${row.status} (${row.state}, cost ${row.cost_micros})`);
-    if (request.status >= 400 && Number(row.cost_micros) > 0) add('billed-error', request, `the client got ${request.status} and paid ${row.cost_micros} micro-credits`);
+    if (row.status !== request.status)
+      add(
+        'ledger-status-differs',
+        request,
+        `the client got ${request.status}, the row says ${row.status} (${row.state}, cost ${row.cost_micros})`,
+      );
+    if (request.status >= 400 && Number(row.cost_micros) > 0)
+      add('billed-error', request, `the client got ${request.status} and paid ${row.cost_micros} micro-credits`);
   }
   return [...problems].map(([kind, { count, first }]) => `${kind}: ${count} request(s); first: ${first}`);
 }

@@ -11,11 +11,20 @@ export interface Seed {
 
 const MODEL = 'qwen3-8b';
 
-const WEATHER_SCHEMA = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city'] };
+const WEATHER_SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } },
+  required: ['city'],
+};
 
 const chat: Record<string, unknown>[] = [
   { model: MODEL, messages: [{ role: 'user', content: 'Hello there' }] },
-  { model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Tell me a story.' }] },
+  {
+    model: MODEL,
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: 'user', content: 'Tell me a story.' }],
+  },
   {
     model: MODEL,
     max_tokens: 64,
@@ -34,7 +43,12 @@ const chat: Record<string, unknown>[] = [
     model: MODEL,
     stream: true,
     max_completion_tokens: 128,
-    tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_SCHEMA } }],
+    tools: [
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather for a city', parameters: WEATHER_SCHEMA },
+      },
+    ],
     tool_choice: 'auto',
     messages: [{ role: 'user', content: 'What is the weather in Lisbon?' }],
   },
@@ -45,7 +59,13 @@ const chat: Record<string, unknown>[] = [
     messages: [
       { role: 'developer', content: 'Use tools.' },
       { role: 'user', content: 'Weather in Oslo?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '{"temp":3}' },
     ],
   },
@@ -53,7 +73,13 @@ const chat: Record<string, unknown>[] = [
 
 const messages: Record<string, unknown>[] = [
   { model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] },
-  { model: MODEL, max_tokens: 256, stream: true, system: 'You are terse.', messages: [{ role: 'user', content: 'Tell me a story.' }] },
+  {
+    model: MODEL,
+    max_tokens: 256,
+    stream: true,
+    system: 'You are terse.',
+    messages: [{ role: 'user', content: 'Tell me a story.' }],
+  },
   {
     model: MODEL,
     max_tokens: 128,
@@ -64,7 +90,13 @@ const messages: Record<string, unknown>[] = [
     system: [{ type: 'text', text: 'You are a careful assistant.', cache_control: { type: 'ephemeral' } }],
     messages: [
       { role: 'user', content: [{ type: 'text', text: 'What is a gateway?' }] },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'Short answer.', signature: 'sig' }, { type: 'text', text: 'A door.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Short answer.', signature: 'sig' },
+          { type: 'text', text: 'A door.' },
+        ],
+      },
       { role: 'user', content: 'Say more.' },
     ],
   },
@@ -76,8 +108,17 @@ const messages: Record<string, unknown>[] = [
     tool_choice: { type: 'auto' },
     messages: [
       { role: 'user', content: 'Weather in Oslo?' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '3 degrees' }] }, { type: 'text', text: 'And tomorrow?' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: '3 degrees' }] },
+          { type: 'text', text: 'And tomorrow?' },
+        ],
+      },
     ],
   },
   {
@@ -97,17 +138,31 @@ const messages: Record<string, unknown>[] = [
 
 const countTokens: Record<string, unknown>[] = [
   { model: MODEL, messages: [{ role: 'user', content: 'Hello there' }] },
-  { model: MODEL, system: 'You are terse.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Count me.' }] }] },
+  {
+    model: MODEL,
+    system: 'You are terse.',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Count me.' }] }],
+  },
   {
     model: MODEL,
     tools: [{ name: 'get_weather', description: 'Weather for a city', input_schema: WEATHER_SCHEMA }],
     messages: [
       { role: 'user', content: 'Weather in Oslo?' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3 degrees', is_error: false }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '3 degrees', is_error: false }],
+      },
     ],
   },
-  { model: MODEL, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }], messages: [{ role: 'user', content: 'search: tokyo weather' }] },
+  {
+    model: MODEL,
+    tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
+    messages: [{ role: 'user', content: 'search: tokyo weather' }],
+  },
 ];
 
 const responses: Record<string, unknown>[] = [
@@ -127,13 +182,28 @@ const responses: Record<string, unknown>[] = [
       { role: 'user', content: 'Say more.' },
     ],
   },
-  { model: MODEL, tools: [{ type: 'web_search', search_context_size: 'low', filters: { allowed_domains: ['example.com'] } }], input: 'search: lisbon weather' },
-  { model: MODEL, stream: true, tools: [{ type: 'web_search_preview' }], input: [{ role: 'user', content: 'search: carbonara recipe' }] },
+  {
+    model: MODEL,
+    tools: [{ type: 'web_search', search_context_size: 'low', filters: { allowed_domains: ['example.com'] } }],
+    input: 'search: lisbon weather',
+  },
+  {
+    model: MODEL,
+    stream: true,
+    tools: [{ type: 'web_search_preview' }],
+    input: [{ role: 'user', content: 'search: carbonara recipe' }],
+  },
 ];
 
-const seeds = (route: RouteName, bodies: Record<string, unknown>[]): Seed[] => bodies.map((body, index) => ({ route, name: `${route}#${index}`, body }));
+const seeds = (route: RouteName, bodies: Record<string, unknown>[]): Seed[] =>
+  bodies.map((body, index) => ({ route, name: `${route}#${index}`, body }));
 
-export const CORPUS: readonly Seed[] = [...seeds('chat', chat), ...seeds('messages', messages), ...seeds('count_tokens', countTokens), ...seeds('responses', responses)];
+export const CORPUS: readonly Seed[] = [
+  ...seeds('chat', chat),
+  ...seeds('messages', messages),
+  ...seeds('count_tokens', countTokens),
+  ...seeds('responses', responses),
+];
 
 export function seedsOf(route: RouteName): Seed[] {
   return CORPUS.filter((seed) => seed.route === route);

@@ -24,7 +24,10 @@ export async function startGatewayChild(configFile: string, dataDir: string, log
   // Only the defaults and the fuzz config: none of the caller's GATEWAY_* settings.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')));
   const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [GATEWAY_BIN, 'start', '--config', configFile], { env: { ...env, GATEWAY_PORT: '0', GATEWAY_DATA_DIR: dataDir }, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(process.execPath, [GATEWAY_BIN, 'start', '--config', configFile], {
+    env: { ...env, GATEWAY_PORT: '0', GATEWAY_DATA_DIR: dataDir },
+    stdio: ['ignore', out, 'pipe'],
+  });
   closeSync(out);
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
@@ -32,7 +35,10 @@ export async function startGatewayChild(configFile: string, dataDir: string, log
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway printed no address in ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the gateway printed no address in ${START_TIMEOUT_MS} ms:\n${stderr}`)),
+      START_TIMEOUT_MS,
+    );
     const look = (): void => {
       const match = /Gateway on (http:\/\/\S+) /.exec(stderr);
       if (match) {
@@ -63,6 +69,7 @@ export async function startGatewayChild(configFile: string, dataDir: string, log
 
 function readMemory(pid: number): { rssMb: number; peakMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }

@@ -23,7 +23,13 @@ export function generateCase(seed: number, index: number, context: MutationConte
   const route = rng.pick(ROUTE_NAMES);
   const start = rng.pick(CORPUS.filter((candidate) => candidate.route === route));
   const key = chooseKey(rng, context.credentials);
-  const draft: Draft = { route, tree: fromValue(start.body), bytes: undefined, headers: { 'content-type': 'application/json', ...key.headers }, chunked: false };
+  const draft: Draft = {
+    route,
+    tree: fromValue(start.body),
+    bytes: undefined,
+    headers: { 'content-type': 'application/json', ...key.headers },
+    chunked: false,
+  };
   const drawn: Mutation[] = [];
   for (let count = rng.weighted(MUTATION_COUNTS); count > 0; count--) drawn.push(rng.weighted(WEIGHTED_MUTATIONS));
   drawn.sort((a, b) => STAGES.indexOf(a.stage) - STAGES.indexOf(b.stage));
@@ -33,5 +39,14 @@ export function generateCase(seed: number, index: number, context: MutationConte
     if (note !== undefined) notes.push(`${mutation.name}: ${note}`);
   }
   const body = draft.bytes ?? Buffer.from(toText(draft.tree), 'utf8');
-  return { index, route, seed: start.name, mutations: notes, mutated: key.mutated || notes.length > 1, headers: draft.headers, body, chunked: draft.chunked };
+  return {
+    index,
+    route,
+    seed: start.name,
+    mutations: notes,
+    mutated: key.mutated || notes.length > 1,
+    headers: draft.headers,
+    body,
+    chunked: draft.chunked,
+  };
 }

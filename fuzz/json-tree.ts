@@ -23,7 +23,8 @@ export function isObject(node: JsonNode): node is ObjectNode {
 
 /** A plain JSON value (the corpus) as a tree. */
 export function fromValue(value: unknown): JsonNode {
-  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string')
+    return value;
   if (Array.isArray(value)) return value.map(fromValue);
   if (typeof value === 'object') return object(Object.entries(value).map(([key, item]) => [key, fromValue(item)]));
   throw new Error(`not a JSON value: ${typeof value}`);
@@ -73,7 +74,9 @@ export function locations(root: JsonNode): Location[] {
 }
 
 export function valueAt(location: Location): JsonNode {
-  return Array.isArray(location.container) ? location.container[location.index]! : location.container.entries[location.index]![1];
+  return Array.isArray(location.container)
+    ? location.container[location.index]!
+    : location.container.entries[location.index]![1];
 }
 
 export function replaceAt(location: Location, node: JsonNode): void {

@@ -26,14 +26,29 @@ const CHOICES: { weight: number; value: KeyChoice }[] = [
   { weight: 1, value: { name: 'malformed key', headers: () => bearer('sk-svc-short') } },
   { weight: 1, value: { name: 'key with a bad character', headers: (keys) => bearer(`${keys.rich.slice(0, -1)}!`) } },
   { weight: 1, value: { name: 'empty Bearer', headers: () => ({ authorization: 'Bearer ' }) } },
-  { weight: 1, value: { name: 'Basic credentials', headers: (keys) => ({ authorization: `Basic ${Buffer.from(`user:${keys.rich}`).toString('base64')}` }) } },
+  {
+    weight: 1,
+    value: {
+      name: 'Basic credentials',
+      headers: (keys) => ({ authorization: `Basic ${Buffer.from(`user:${keys.rich}`).toString('base64')}` }),
+    },
+  },
   { weight: 1, value: { name: 'key without Bearer', headers: (keys) => ({ authorization: keys.rich }) } },
   { weight: 1, value: { name: 'long key', headers: () => ({ 'x-api-key': `sk-svc-${'x'.repeat(8000)}` }) } },
-  { weight: 1, value: { name: 'unknown x-api-key and rich Bearer', headers: (keys) => ({ 'x-api-key': UNKNOWN_KEY, ...bearer(keys.rich) }) } },
+  {
+    weight: 1,
+    value: {
+      name: 'unknown x-api-key and rich Bearer',
+      headers: (keys) => ({ 'x-api-key': UNKNOWN_KEY, ...bearer(keys.rich) }),
+    },
+  },
   { weight: 5, value: { name: 'no key', headers: () => ({}) } },
 ];
 
-export function chooseKey(rng: Prng, credentials: Credentials): { name: string; mutated: boolean; headers: Record<string, string> } {
+export function chooseKey(
+  rng: Prng,
+  credentials: Credentials,
+): { name: string; mutated: boolean; headers: Record<string, string> } {
   const choice = rng.weighted(CHOICES);
   return { name: choice.name, mutated: choice.valid !== true, headers: choice.headers(credentials) };
 }

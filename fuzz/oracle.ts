@@ -35,26 +35,43 @@ export function judge(fuzzCase: FuzzCase, facts: CaseFacts, outcome: Outcome): F
   }
   const { status } = answer;
   const route = fuzzCase.route;
-  if (answer.headers['x-request-id'] === undefined) fail('no-request-id', `${status} without x-request-id (README: every response carries it)`);
+  if (answer.headers['x-request-id'] === undefined)
+    fail('no-request-id', `${status} without x-request-id (README: every response carries it)`);
   if (status >= 500) fail('5xx', `${status} ${errorMessage(answer) ?? preview(answer.body)}`);
   else if (status < 200 || (status >= 300 && status < 400)) fail('unexpected-status', String(status));
 
   if (status >= 200 && status < 300) {
     if (!facts.validKey) fail('served-without-valid-key', `${status} without a valid key`);
-    if (facts.notJsonType) fail('served-non-json-content-type', `${status} for content-type ${fuzzCase.headers['content-type']}`);
+    if (facts.notJsonType)
+      fail('served-non-json-content-type', `${status} for content-type ${fuzzCase.headers['content-type']}`);
     if (facts.overLimit) fail('served-over-limit', `${status} for a body over the limit (sent or inflated)`);
-    else if (facts.undecodable) fail('served-undecodable-content-encoding', `${status} for content-encoding ${fuzzCase.headers['content-encoding']} on bytes that do not decode so`);
+    else if (facts.undecodable)
+      fail(
+        'served-undecodable-content-encoding',
+        `${status} for content-encoding ${fuzzCase.headers['content-encoding']} on bytes that do not decode so`,
+      );
     else if (facts.body === 'not-json') fail('served-malformed-json', `${status} for a body that is not JSON`);
-    if (facts.body === 'json-not-utf8') fail('served-invalid-utf8', `${status} for a JSON body that is not UTF-8 (RFC 8259; the gateway refuses it)`);
-    if (facts.wire === 'invalid') fail('served-invalid-wire', `${status} for x-gateway-wire ${JSON.stringify(fuzzCase.headers['x-gateway-wire'])}`);
+    if (facts.body === 'json-not-utf8')
+      fail('served-invalid-utf8', `${status} for a JSON body that is not UTF-8 (RFC 8259; the gateway refuses it)`);
+    if (facts.wire === 'invalid')
+      fail('served-invalid-wire', `${status} for x-gateway-wire ${JSON.stringify(fuzzCase.headers['x-gateway-wire'])}`);
     checkSuccess(route, facts, answer, fail, note);
   } else if (status >= 400) {
     checkError(ROUTES[route].errors, answer, fail);
     const message = errorMessage(answer) ?? '';
-    if (facts.sentBytesNotJson && BINARY_ECHO.test(message)) fail('echoes-binary', `${status} message echoes bytes of the body: ${JSON.stringify(message.slice(0, 120))}`);
-    if (status === 401 && ROUTES[route].errors === 'anthropic' && facts.bearerOnly && /invalid x-api-key/i.test(message)) fail('401-names-x-api-key', `the key came by Bearer; the message says ${JSON.stringify(message)}`);
-    if (route === 'count_tokens' && (status === 402 || status === 429)) fail(`count-tokens-${status}`, 'count_tokens is never billed nor rate limited (spec rules 8, 7.3)');
-    if (status === 429 && answer.headers['retry-after'] === undefined) fail('429-without-retry-after', 'no retry-after header');
+    if (facts.sentBytesNotJson && BINARY_ECHO.test(message))
+      fail('echoes-binary', `${status} message echoes bytes of the body: ${JSON.stringify(message.slice(0, 120))}`);
+    if (
+      status === 401 &&
+      ROUTES[route].errors === 'anthropic' &&
+      facts.bearerOnly &&
+      /invalid x-api-key/i.test(message)
+    )
+      fail('401-names-x-api-key', `the key came by Bearer; the message says ${JSON.stringify(message)}`);
+    if (route === 'count_tokens' && (status === 402 || status === 429))
+      fail(`count-tokens-${status}`, 'count_tokens is never billed nor rate limited (spec rules 8, 7.3)');
+    if (status === 429 && answer.headers['retry-after'] === undefined)
+      fail('429-without-retry-after', 'no retry-after header');
   }
   return findings;
 }

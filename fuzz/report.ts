@@ -17,7 +17,12 @@ export function classesTable(result: CampaignResult): string {
   if (result.classes.size === 0) return '(none)';
   const rows = [...result.classes.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, { count, example, index }]) => [...key.split(' '), String(count), String(index), example.slice(0, 140)]);
+    .map(([key, { count, example, index }]) => [
+      ...key.split(' '),
+      String(count),
+      String(index),
+      example.slice(0, 140),
+    ]);
   return table(['severity', 'kind', 'route', 'status', 'count', 'case', 'example'], rows);
 }
 
@@ -46,7 +51,8 @@ export function summaryLine(result: CampaignResult): string {
 
 /** The fuzzer's own keys are throwaway, but a key is never printed whole. */
 function redact(name: string, value: string): string {
-  if (name === 'x-api-key' || name === 'authorization') return value.replace(/sk-svc-[A-Za-z0-9_-]{8,}/g, (key) => `sk-svc-…${key.slice(-4)}`).slice(0, 120);
+  if (name === 'x-api-key' || name === 'authorization')
+    return value.replace(/sk-svc-[A-Za-z0-9_-]{8,}/g, (key) => `sk-svc-…${key.slice(-4)}`).slice(0, 120);
   return value.length > 120 ? `${value.slice(0, 60)}… (${value.length} characters)` : value;
 }
 
@@ -66,6 +72,10 @@ function bytesPreview(bytes: Buffer, limit: number): string {
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }

@@ -32,7 +32,8 @@ export const ROUTES: Record<RouteName, RouteShape> = {
     path: '/v1/messages',
     errors: 'anthropic',
     isAnswer: (body) => body.type === 'message',
-    usageProblem: (body) => counts(body.usage, ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']),
+    usageProblem: (body) =>
+      counts(body.usage, ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']),
     streamEnds: ['message_stop', 'error'],
   },
   count_tokens: {

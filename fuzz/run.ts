@@ -37,7 +37,8 @@ function readOptions(): RunOptions {
   const whole = (name: string, text: string | undefined, fallback: number, min: number): number => {
     if (text === undefined || text === '') return fallback;
     const value = Number(text);
-    if (!Number.isSafeInteger(value) || value < min) throw new Error(`--${name} must be a whole number of at least ${min}, not '${text}'`);
+    if (!Number.isSafeInteger(value) || value < min)
+      throw new Error(`--${name} must be a whole number of at least ${min}, not '${text}'`);
     return value;
   };
   return {
@@ -63,7 +64,9 @@ async function main(): Promise<number> {
   console.log(`gateway pid ${gateway.pid} on ${gateway.url}; data and log in ${dataDir}`);
   const problems: string[] = [];
   try {
-    problems.push(...(await checkCorpus(gateway.url, credentials)).map((problem) => `corpus before the run: ${problem}`));
+    problems.push(
+      ...(await checkCorpus(gateway.url, credentials)).map((problem) => `corpus before the run: ${problem}`),
+    );
     const before = gateway.memory();
     let peakMb = before.peakMb;
     const started = performance.now();
@@ -73,10 +76,21 @@ async function main(): Promise<number> {
       if (done % progressEvery === 0 && gateway.alive()) {
         const memory = gateway.memory();
         peakMb = Math.max(peakMb, memory.peakMb);
-        console.log(`  ${done} sent, ${(done / ((performance.now() - started) / 1000)).toFixed(0)}/s, gateway RSS ${memory.rssMb.toFixed(0)} MB`);
+        console.log(
+          `  ${done} sent, ${(done / ((performance.now() - started) / 1000)).toFixed(0)}/s, gateway RSS ${memory.rssMb.toFixed(0)} MB`,
+        );
       }
     };
-    const result = await runCampaign({ baseUrl: gateway.url, seed: options.seed, count: options.count, from: options.from, concurrency: options.concurrency, credentials, bodyLimitBytes, onAnswer });
+    const result = await runCampaign({
+      baseUrl: gateway.url,
+      seed: options.seed,
+      count: options.count,
+      from: options.from,
+      concurrency: options.concurrency,
+      credentials,
+      bodyLimitBytes,
+      onAnswer,
+    });
     if (!gateway.alive()) problems.push(`the gateway died during the run:\n${gateway.stderr()}`);
     const after = gateway.alive() ? gateway.memory() : { rssMb: Number.NaN, peakMb: Number.NaN };
     peakMb = Math.max(peakMb, after.peakMb);
@@ -84,7 +98,9 @@ async function main(): Promise<number> {
     const books = await checkBooks(store.db);
     problems.push(...books.problems);
     problems.push(...(await checkLedger(store.db, result.answered)));
-    problems.push(...(await checkCorpus(gateway.url, credentials)).map((problem) => `corpus after the run: ${problem}`));
+    problems.push(
+      ...(await checkCorpus(gateway.url, credentials)).map((problem) => `corpus after the run: ${problem}`),
+    );
 
     console.log(`\n${summaryLine(result)}`);
     console.log(`\nstatuses per route:\n${statusTable(result)}`);
@@ -93,10 +109,16 @@ async function main(): Promise<number> {
       console.log(`\n${result.failures.length} of ${result.failedCases} failing cases, the first of each class:`);
       for (const failure of result.failures) console.log(`\n${describeFailure(failure, options.seed)}`);
     }
-    console.log(`\nbooks: ${books.audits.map((audit) => `${audit.orgId} balance ${audit.balanceMicros}, settled ${audit.settledCostMicros}, held ${audit.openHoldsMicros}, off by ${audit.discrepancyMicros}`).join('; ')}`);
-    console.log(`gateway RSS: ${before.rssMb.toFixed(0)} MB before, ${after.rssMb.toFixed(0)} MB after, ${peakMb.toFixed(0)} MB at most`);
+    console.log(
+      `\nbooks: ${books.audits.map((audit) => `${audit.orgId} balance ${audit.balanceMicros}, settled ${audit.settledCostMicros}, held ${audit.openHoldsMicros}, off by ${audit.discrepancyMicros}`).join('; ')}`,
+    );
+    console.log(
+      `gateway RSS: ${before.rssMb.toFixed(0)} MB before, ${after.rssMb.toFixed(0)} MB after, ${peakMb.toFixed(0)} MB at most`,
+    );
     if (problems.length > 0) console.log(`\nafter the run:\n${problems.map((problem) => `  ✗ ${problem}`).join('\n')}`);
-    console.log(`\nfuzz seed: ${options.seed} (replay: npm run fuzz -- --seed ${options.seed} --count ${options.count})`);
+    console.log(
+      `\nfuzz seed: ${options.seed} (replay: npm run fuzz -- --seed ${options.seed} --count ${options.count})`,
+    );
     return result.failedCases > 0 || problems.length > 0 ? 1 : 0;
   } finally {
     await gateway.stop();

@@ -40,11 +40,22 @@ export class Sender {
 
   async send(fuzzCase: FuzzCase): Promise<Outcome> {
     const started = performance.now();
-    const spec: RequestSpec = { method: 'POST', path: ROUTES[fuzzCase.route].path, headers: fuzzCase.headers, body: fuzzCase.body, chunked: fuzzCase.chunked };
+    const spec: RequestSpec = {
+      method: 'POST',
+      path: ROUTES[fuzzCase.route].path,
+      headers: fuzzCase.headers,
+      body: fuzzCase.body,
+      chunked: fuzzCase.chunked,
+    };
     let outcome = await this.#attempt(spec, this.#agent);
     // A keep-alive socket the server closed while idle fails before any answer: that is the socket, not the
     // request (Node's documented retry case), so the request goes once more on a fresh connection.
-    if (outcome.reusedSocket && outcome.error !== undefined && outcome.answer === undefined && /ECONNRESET|EPIPE|socket hang up/.test(outcome.error)) {
+    if (
+      outcome.reusedSocket &&
+      outcome.error !== undefined &&
+      outcome.answer === undefined &&
+      /ECONNRESET|EPIPE|socket hang up/.test(outcome.error)
+    ) {
       outcome = await this.#attempt(spec, false);
     }
     const { reusedSocket: _, ...answered } = outcome;
@@ -53,7 +64,10 @@ export class Sender {
 
   /** GET a path (e.g. /health) on a fresh connection. */
   async get(path: string): Promise<Outcome> {
-    const { reusedSocket: _, ...outcome } = await this.#attempt({ method: 'GET', path, headers: {}, body: undefined, chunked: false }, false);
+    const { reusedSocket: _, ...outcome } = await this.#attempt(
+      { method: 'GET', path, headers: {}, body: undefined, chunked: false },
+      false,
+    );
     return outcome;
   }
 
@@ -74,7 +88,12 @@ export class Sender {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ ...(answer !== undefined ? { answer } : {}), ...(error !== undefined ? { error } : {}), ms: performance.now() - started, reusedSocket: req.reusedSocket });
+        resolve({
+          ...(answer !== undefined ? { answer } : {}),
+          ...(error !== undefined ? { error } : {}),
+          ms: performance.now() - started,
+          reusedSocket: req.reusedSocket,
+        });
       };
       const timer = setTimeout(() => {
         finish(`no complete answer within ${this.#timeoutMs} ms`);

@@ -8,7 +8,12 @@ import { parseFrames, type Frame } from './sse-frames.js';
 type Json = Record<string, unknown>;
 type Report = (kind: string, detail: string) => void;
 
-const FIRST_EVENT: Record<RouteName, string | undefined> = { chat: 'message_start', messages: 'message_start', count_tokens: undefined, responses: 'response.created' };
+const FIRST_EVENT: Record<RouteName, string | undefined> = {
+  chat: 'message_start',
+  messages: 'message_start',
+  count_tokens: undefined,
+  responses: 'response.created',
+};
 
 export function checkStream(route: RouteName, facts: CaseFacts, text: string, fail: Report, note: Report): void {
   const frames = parseFrames(text).filter((frame) => frame.event !== 'ping');
@@ -22,10 +27,16 @@ export function checkStream(route: RouteName, facts: CaseFacts, text: string, fa
       fail('stream-bad-data', `event ${frame.event ?? '(data only)'}: ${frame.data.slice(0, 120)}`);
       return;
     }
-    if (index === 0 && !openaiChat && frame.event !== FIRST_EVENT[route] && frame.event !== 'error') fail('stream-start', `first event ${frame.event ?? '(data only)'}`);
-    if ((route === 'messages' || route === 'responses') && frame.event !== data.type) fail('stream-event-name', `event ${frame.event ?? '(none)'} carries type ${String(data.type)}`);
+    if (index === 0 && !openaiChat && frame.event !== FIRST_EVENT[route] && frame.event !== 'error')
+      fail('stream-start', `first event ${frame.event ?? '(data only)'}`);
+    if ((route === 'messages' || route === 'responses') && frame.event !== data.type)
+      fail('stream-event-name', `event ${frame.event ?? '(none)'} carries type ${String(data.type)}`);
     if (route === 'responses' && frame.event !== 'error') {
-      if (data.sequence_number !== sequence) fail('stream-sequence', `event ${index} (${frame.event}) has sequence_number ${String(data.sequence_number)}, not ${sequence}`);
+      if (data.sequence_number !== sequence)
+        fail(
+          'stream-sequence',
+          `event ${index} (${frame.event}) has sequence_number ${String(data.sequence_number)}, not ${sequence}`,
+        );
       sequence++;
     }
     if (frame.event === 'error' || (frame.event === undefined && data.error !== undefined)) {
@@ -37,12 +48,16 @@ export function checkStream(route: RouteName, facts: CaseFacts, text: string, fa
   });
   const last = frames.at(-1);
   if (last === undefined || !isLastEvent(route, openaiChat, last)) {
-    fail('stream-unterminated', `last event ${last === undefined ? '(none)' : `${last.event ?? '(data only)'} ${last.data.slice(0, 80)}`} of ${frames.length}`);
+    fail(
+      'stream-unterminated',
+      `last event ${last === undefined ? '(none)' : `${last.event ?? '(data only)'} ${last.data.slice(0, 80)}`} of ${frames.length}`,
+    );
   }
 }
 
 function isLastEvent(route: RouteName, openaiChat: boolean, last: Frame): boolean {
-  if (openaiChat) return last.data === '[DONE]' || (last.event === undefined && parseObject(last.data)?.error !== undefined);
+  if (openaiChat)
+    return last.data === '[DONE]' || (last.event === undefined && parseObject(last.data)?.error !== undefined);
   return ROUTES[route].streamEnds.includes(last.event ?? '');
 }
 
@@ -51,7 +66,8 @@ export function anthropicErrorShape(body: Json): string | undefined {
   const error = body.error as Json | undefined;
   if (body.type !== 'error') return "type is not 'error'";
   if (typeof error !== 'object' || error === null) return 'no error object';
-  if (typeof error.type !== 'string' || typeof error.message !== 'string') return 'error.type or error.message is not a string';
+  if (typeof error.type !== 'string' || typeof error.message !== 'string')
+    return 'error.type or error.message is not a string';
   return undefined;
 }
 
@@ -60,7 +76,8 @@ export function openaiErrorShape(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return 'no error object';
   const { message, type, param, code } = error as Json;
   if (typeof message !== 'string' || typeof type !== 'string') return 'error.message or error.type is not a string';
-  if (!(param === null || typeof param === 'string') || !(code === null || typeof code === 'string')) return 'error.param or error.code missing or not a string or null';
+  if (!(param === null || typeof param === 'string') || !(code === null || typeof code === 'string'))
+    return 'error.param or error.code missing or not a string or null';
   return undefined;
 }
 

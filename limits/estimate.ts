@@ -19,10 +19,12 @@ export function estimateInputTokens(request: ChatRequest): number {
     tokens += contentTokens(message.content);
     if (message.role === 'assistant') {
       if (message.reasoning_content) tokens += estimateTextTokens(message.reasoning_content);
-      for (const call of message.tool_calls ?? []) tokens += estimateTextTokens(call.function.name) + estimateTextTokens(call.function.arguments);
+      for (const call of message.tool_calls ?? [])
+        tokens += estimateTextTokens(call.function.name) + estimateTextTokens(call.function.arguments);
     }
   }
-  if (request.tools !== undefined && request.tools.length > 0) tokens += TOKENS_PER_TOOL_BLOCK + estimateTextTokens(JSON.stringify(request.tools));
+  if (request.tools !== undefined && request.tools.length > 0)
+    tokens += TOKENS_PER_TOOL_BLOCK + estimateTextTokens(JSON.stringify(request.tools));
   return tokens;
 }
 

@@ -77,12 +77,22 @@ export class MailNotifier implements LimitNotifier {
         subject: `[gateway] ${org.name}: output-token limit reached`,
         text: noticeText(org.name, notice, this.#intervalMs),
       });
-      log?.info({ org: notice.orgId, recipients: members.length, messageId: info.messageId }, 'mail: output-limit notice sent');
+      log?.info(
+        { org: notice.orgId, recipients: members.length, messageId: info.messageId },
+        'mail: output-limit notice sent',
+      );
     } catch (error) {
-      log?.error({ org: notice.orgId, err: (error as Error).message }, 'mail: the output-limit notice could not be sent');
+      log?.error(
+        { org: notice.orgId, err: (error as Error).message },
+        'mail: the output-limit notice could not be sent',
+      );
       // Nothing went out: the next block may try again, here or on another node.
       if (this.#sentAt.get(notice.orgId) === claimedAt) this.#sentAt.delete(notice.orgId);
-      if (claim === 'won') await this.#options.redis()?.del(this.#key(notice.orgId)).catch(() => undefined);
+      if (claim === 'won')
+        await this.#options
+          .redis()
+          ?.del(this.#key(notice.orgId))
+          .catch(() => undefined);
     }
   }
 
@@ -94,7 +104,10 @@ export class MailNotifier implements LimitNotifier {
       const set = await redis.set(this.#key(orgId), '1', 'PX', this.#intervalMs, 'NX');
       return set === 'OK' ? 'won' : 'lost';
     } catch (error) {
-      this.#options.log?.warn({ org: orgId, err: (error as Error).message }, 'mail: Redis unavailable, sending the output-limit notice from this node');
+      this.#options.log?.warn(
+        { org: orgId, err: (error as Error).message },
+        'mail: Redis unavailable, sending the output-limit notice from this node',
+      );
       return 'none';
     }
   }

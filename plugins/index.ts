@@ -6,4 +6,10 @@ import { rateLimitPlugin } from './ratelimit/index.js';
 import { searchPlugin } from './search/index.js';
 
 /** The built-in plugins a config can name in its `plugins` list. */
-export const builtinPlugins: Readonly<Record<string, PluginModule>> = { auth: authPlugin, ratelimit: rateLimitPlugin, promptcache: promptCachePlugin, meter: meterPlugin, search: searchPlugin };
+export const builtinPlugins: Readonly<Record<string, PluginModule>> = {
+  auth: authPlugin,
+  ratelimit: rateLimitPlugin,
+  promptcache: promptCachePlugin,
+  meter: meterPlugin,
+  search: searchPlugin,
+};

@@ -8,7 +8,15 @@ import type { PromptInput } from './prompt-input.js';
 import { toTemplateMessages, toTemplateTools, type TemplateMessage, type TemplateTool } from './template-input.js';
 
 /** tokenizer_config.json's special-token fields: a string, or an AddedToken object `{content}`. */
-const SPECIAL_TOKEN_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'] as const;
+const SPECIAL_TOKEN_KEYS = [
+  'bos_token',
+  'eos_token',
+  'unk_token',
+  'sep_token',
+  'pad_token',
+  'cls_token',
+  'mask_token',
+] as const;
 
 export class ChatTemplate {
   readonly #template: Template;
@@ -28,7 +36,12 @@ export class ChatTemplate {
 
   /** The prompt of an OpenAI-shaped conversation, converted as vLLM converts it (template-input.ts). */
   renderConversation(input: PromptInput): string {
-    return this.render(toTemplateMessages(input.messages), toTemplateTools(input.tools), input.addGenerationPrompt ?? true, input.chatTemplateKwargs ?? {});
+    return this.render(
+      toTemplateMessages(input.messages),
+      toTemplateTools(input.tools),
+      input.addGenerationPrompt ?? true,
+      input.chatTemplateKwargs ?? {},
+    );
   }
 
   /**

@@ -38,11 +38,20 @@ export class LocalModel {
       const tokenizerKey = `${files.tokenizerJson}\n${files.tokenizerConfig}`;
       let tokenizer = tokenizers.get(tokenizerKey);
       if (tokenizer === undefined) {
-        tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: readJson(files.tokenizerJson), tokenizerConfig }) as unknown as Tokenizer;
+        tokenizer = TokenizerLoader.fromPreTrained({
+          tokenizerJSON: readJson(files.tokenizerJson),
+          tokenizerConfig,
+        }) as unknown as Tokenizer;
         tokenizers.set(tokenizerKey, tokenizer);
       }
-      const templateConfig = files.chatTemplate === undefined ? tokenizerConfig : { ...tokenizerConfig, chat_template: readFileSync(files.chatTemplate, 'utf8') };
-      model = new LocalModel(tokenizer, ChatTemplate.fromTokenizerConfig(templateConfig, files.chatTemplate ?? files.tokenizerConfig));
+      const templateConfig =
+        files.chatTemplate === undefined
+          ? tokenizerConfig
+          : { ...tokenizerConfig, chat_template: readFileSync(files.chatTemplate, 'utf8') };
+      model = new LocalModel(
+        tokenizer,
+        ChatTemplate.fromTokenizerConfig(templateConfig, files.chatTemplate ?? files.tokenizerConfig),
+      );
       loaded.set(key, model);
     }
     return model;
@@ -83,6 +92,7 @@ export class LocalModel {
 
 function readJson(path: string): Record<string, unknown> {
   const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path} is not a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${path} is not a JSON object`);
   return parsed as Record<string, unknown>;
 }

@@ -27,12 +27,17 @@ const require = createRequire(import.meta.url);
 
 /** Throws when the package is not installed or only one of the two paths is given. */
 export function resolveModelFiles(option: ModelFilesOption, baseDir: string = process.cwd()): ModelFiles {
-  const chatTemplate = option.chat_template === undefined ? {} : { chatTemplate: resolve(baseDir, option.chat_template) };
+  const chatTemplate =
+    option.chat_template === undefined ? {} : { chatTemplate: resolve(baseDir, option.chat_template) };
   if (option.tokenizer_json !== undefined || option.tokenizer_config !== undefined) {
     if (option.tokenizer_json === undefined || option.tokenizer_config === undefined) {
       throw new Error('tokenizer.local needs both tokenizer_json and tokenizer_config (or a package)');
     }
-    return { tokenizerJson: resolve(baseDir, option.tokenizer_json), tokenizerConfig: resolve(baseDir, option.tokenizer_config), ...chatTemplate };
+    return {
+      tokenizerJson: resolve(baseDir, option.tokenizer_json),
+      tokenizerConfig: resolve(baseDir, option.tokenizer_config),
+      ...chatTemplate,
+    };
   }
   const name = option.package ?? DEFAULT_MODEL_PACKAGE;
   try {
@@ -42,6 +47,8 @@ export function resolveModelFiles(option: ModelFilesOption, baseDir: string = pr
       ...chatTemplate,
     };
   } catch {
-    throw new Error(`tokenizer.local.package '${name}' is not installed or has no models/tokenizer.json and models/tokenizer_config.json`);
+    throw new Error(
+      `tokenizer.local.package '${name}' is not installed or has no models/tokenizer.json and models/tokenizer_config.json`,
+    );
   }
 }

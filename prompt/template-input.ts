@@ -18,7 +18,12 @@ export interface OpenAiMessage {
 /** A function tool as OpenAI's API carries it. */
 export interface OpenAiTool {
   type: string;
-  function: { name: string; description?: string | null; parameters?: Readonly<Record<string, unknown>> | null; strict?: boolean | null };
+  function: {
+    name: string;
+    description?: string | null;
+    parameters?: Readonly<Record<string, unknown>> | null;
+    strict?: boolean | null;
+  };
 }
 
 /** A tool call inside an assistant message, as the template sees it (arguments already parsed). */
@@ -81,6 +86,10 @@ function parseArguments(text: string, message: number, call: number): unknown {
     return JSON.parse(text) as unknown;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new PromptError(`messages[${message}].tool_calls[${call}].function.arguments is not valid JSON: ${reason}`, 'messages', 'messages');
+    throw new PromptError(
+      `messages[${message}].tool_calls[${call}].function.arguments is not valid JSON: ${reason}`,
+      'messages',
+      'messages',
+    );
   }
 }

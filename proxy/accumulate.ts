@@ -1,4 +1,11 @@
-import type { CanonicalEvent, ChatChunk, ChatCompletion, ChatCompletionChoice, ChatToolCall, CompletionSegment } from './canonical.js';
+import type {
+  CanonicalEvent,
+  ChatChunk,
+  ChatCompletion,
+  ChatCompletionChoice,
+  ChatToolCall,
+  CompletionSegment,
+} from './canonical.js';
 
 /** Folds streamed chunks into the completion they add up to (content joined, tool calls merged by index). */
 export class CompletionAccumulator {
@@ -23,7 +30,11 @@ export class CompletionAccumulator {
         segments.push({ type: 'search_call', id: event.id, query: event.query });
         break;
       case 'search_result':
-        segments.push(event.error_code === undefined ? { type: 'search_result', id: event.id, results: event.results } : { type: 'search_result', id: event.id, results: event.results, error_code: event.error_code });
+        segments.push(
+          event.error_code === undefined
+            ? { type: 'search_result', id: event.id, results: event.results }
+            : { type: 'search_result', id: event.id, results: event.results, error_code: event.error_code },
+        );
         break;
       case 'citation':
         // A citation belongs to the text it ends; the next text starts a new segment (the encoders' text blocks split there too).
@@ -44,7 +55,10 @@ export class CompletionAccumulator {
     for (const part of chunk.choices) {
       let entry = this.#choices.get(part.index);
       if (entry === undefined) {
-        entry = { choice: { index: part.index, message: { role: 'assistant', content: null }, finish_reason: null }, calls: new Map() };
+        entry = {
+          choice: { index: part.index, message: { role: 'assistant', content: null }, finish_reason: null },
+          calls: new Map(),
+        };
         this.#choices.set(part.index, entry);
       }
       const { choice, calls } = entry;
@@ -59,7 +73,11 @@ export class CompletionAccumulator {
       for (const fragment of delta.tool_calls ?? []) {
         let call = calls.get(fragment.index);
         if (call === undefined) {
-          call = { id: fragment.id ?? '', type: 'function', function: { name: fragment.function?.name ?? '', arguments: '' } };
+          call = {
+            id: fragment.id ?? '',
+            type: 'function',
+            function: { name: fragment.function?.name ?? '', arguments: '' },
+          };
           calls.set(fragment.index, call);
         } else {
           if (fragment.id) call.id = fragment.id;
@@ -76,8 +94,25 @@ export class CompletionAccumulator {
   result(): ChatCompletion {
     const choices = [...this.#choices.values()]
       .sort((a, b) => a.choice.index - b.choice.index)
-      .map(({ choice, calls }) => (calls.size === 0 ? choice : { ...choice, message: { ...choice.message, tool_calls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => call) } }));
-    const completion: ChatCompletion = { id: this.#id, object: 'chat.completion', created: this.#created, model: this.#model, choices, usage: this.#usage };
+      .map(({ choice, calls }) =>
+        calls.size === 0
+          ? choice
+          : {
+              ...choice,
+              message: {
+                ...choice.message,
+                tool_calls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, call]) => call),
+              },
+            },
+      );
+    const completion: ChatCompletion = {
+      id: this.#id,
+      object: 'chat.completion',
+      created: this.#created,
+      model: this.#model,
+      choices,
+      usage: this.#usage,
+    };
     if (this.#segments !== undefined) completion.segments = this.#segments;
     return completion;
   }

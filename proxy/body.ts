@@ -29,7 +29,10 @@ export async function readJsonBody(req: IncomingMessage, limits: BodyLimits, hea
   const sent = await readBytes(req, limits, headersAt);
   const bytes = coding === undefined ? sent : await decodeBody(coding, sent, limits.maxBytes);
   if (nestsDeeperThan(bytes, limits.maxDepth)) {
-    throw new GatewayError('GW_ERR_REQUEST_TOO_DEEP', `The request body nests arrays and objects deeper than the limit of ${limits.maxDepth} levels.`);
+    throw new GatewayError(
+      'GW_ERR_REQUEST_TOO_DEEP',
+      `The request body nests arrays and objects deeper than the limit of ${limits.maxDepth} levels.`,
+    );
   }
   return parseJson(bytes);
 }
@@ -62,7 +65,8 @@ function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number):
       stop();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const deadline = timeout === undefined ? undefined : { at: headersAt + timeout.ms, expire: () => fail(timedOut(timeout.ms)) };
+    const deadline =
+      timeout === undefined ? undefined : { at: headersAt + timeout.ms, expire: () => fail(timedOut(timeout.ms)) };
     if (deadline !== undefined) deadlines?.add(deadline);
     req.on('data', onData);
     req.once('end', onEnd);
@@ -77,9 +81,14 @@ function takeBuffered(req: IncomingMessage, maxBytes: number): Buffer {
 }
 
 function parseJson(bytes: Buffer): unknown {
-  if (bytes.length === 0) throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'The request body is empty; send a JSON object.');
+  if (bytes.length === 0)
+    throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'The request body is empty; send a JSON object.');
   // JSON is UTF-8 (RFC 8259): invalid bytes would otherwise become U+FFFD and reach the model silently.
-  if (!isUtf8(bytes)) throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'The request body is not valid UTF-8; JSON must be encoded in UTF-8.');
+  if (!isUtf8(bytes))
+    throw new GatewayError(
+      'GW_ERR_REQUEST_MALFORMED_JSON',
+      'The request body is not valid UTF-8; JSON must be encoded in UTF-8.',
+    );
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (error) {
@@ -90,7 +99,10 @@ function parseJson(bytes: Buffer): unknown {
 }
 
 function timedOut(ms: number): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_BODY_TIMEOUT', `The request body did not arrive within ${ms} ms of its headers.`);
+  return new GatewayError(
+    'GW_ERR_REQUEST_BODY_TIMEOUT',
+    `The request body did not arrive within ${ms} ms of its headers.`,
+  );
 }
 
 function tooLarge(limit: number): GatewayError {

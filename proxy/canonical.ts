@@ -9,12 +9,21 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface ChatContentPart { type: 'text'; text: string }
+export interface ChatContentPart {
+  type: 'text';
+  text: string;
+}
 
 export type ChatMessage =
   | { role: 'system' | 'developer'; content: string | ChatContentPart[]; name?: string }
   | { role: 'user'; content: string | ChatContentPart[]; name?: string }
-  | { role: 'assistant'; content?: string | ChatContentPart[] | null; tool_calls?: ChatToolCall[]; reasoning_content?: string; name?: string }
+  | {
+      role: 'assistant';
+      content?: string | ChatContentPart[] | null;
+      tool_calls?: ChatToolCall[];
+      reasoning_content?: string;
+      name?: string;
+    }
   | { role: 'tool'; content: string | ChatContentPart[]; tool_call_id: string };
 
 export interface ChatFunctionTool {
@@ -106,7 +115,10 @@ export interface ChatUsage {
    * `cache_creation`: prompt tokens written to the gateway's prompt cache by this request, per TTL
    * (gateway-side, from `cache_control` marks; also included in prompt_tokens).
    */
-  prompt_tokens_details?: { cached_tokens?: number; cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } } | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  } | null;
   /** Gateway-side: searches executed for this answer (errored ones excluded); set when the request offered search. */
   web_search_requests?: number;
 }
@@ -149,7 +161,12 @@ export interface ChatChunk {
 
 export interface ChatCompletionChoice {
   index: number;
-  message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; reasoning_content?: string | null };
+  message: {
+    role: 'assistant';
+    content: string | null;
+    tool_calls?: ChatToolCall[];
+    reasoning_content?: string | null;
+  };
   finish_reason: FinishReason | null;
   stop_reason?: string | number | null;
   logprobs?: unknown;
@@ -183,13 +200,26 @@ export interface Citation {
 }
 
 /** A server-side search starts (the model's call to the search function, which the client never sees as a tool call). */
-export interface SearchCallEvent { type: 'search_call'; id: string; query: string }
+export interface SearchCallEvent {
+  type: 'search_call';
+  id: string;
+  query: string;
+}
 
 /** Its outcome: the results, or an error code (`max_uses_exceeded`, `unavailable`, …) and no results. */
-export interface SearchResultEvent { type: 'search_result'; id: string; results: SearchSource[]; error_code?: string }
+export interface SearchResultEvent {
+  type: 'search_result';
+  id: string;
+  results: SearchSource[];
+  error_code?: string;
+}
 
 /** The text so far ends with `marker` (e.g. `[1]`), which cites this source. */
-export interface CitationEvent { type: 'citation'; marker: string; citation: Citation }
+export interface CitationEvent {
+  type: 'citation';
+  marker: string;
+  citation: Citation;
+}
 
 export type CompletionSegment =
   | { type: 'text'; text: string; citations: Array<{ marker: string; citation: Citation }> }
@@ -201,7 +231,10 @@ export type CompletionSegment =
 export type CanonicalEvent = { type: 'chunk'; chunk: ChatChunk } | SearchCallEvent | SearchResultEvent | CitationEvent;
 
 /** A non-streamed call's answer, whole: the upstream's completion in canonical form (proxy/upstream/upstream-completion.ts). */
-export interface CompletionEvent { type: 'completion'; completion: ChatCompletion }
+export interface CompletionEvent {
+  type: 'completion';
+  completion: ChatCompletion;
+}
 
 /** What flows out of the chain: a streamed answer's events, or a non-streamed call's one completion. */
 export type ResponseEvent = CanonicalEvent | CompletionEvent;

@@ -29,9 +29,15 @@ export interface ClientErrorAnswer {
  * else in the chat shape. Then the connection is closed. Returns what was answered, for the log line,
  * unless the request is already the gateway's to log.
  */
-export function answerClientError(error: ClientError, socket: Duplex, errorsFor: (path: string) => ErrorRenderer, headersTimeoutMs: number): ClientErrorAnswer | undefined {
+export function answerClientError(
+  error: ClientError,
+  socket: Duplex,
+  errorsFor: (path: string) => ErrorRenderer,
+  headersTimeoutMs: number,
+): ClientErrorAnswer | undefined {
   // A reset needs no answer; nor can one be written into a response already under way.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req: { url?: string } } | null })._httpMessage;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req: { url?: string } } | null })
+    ._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return undefined;
@@ -50,18 +56,30 @@ export function answerClientError(error: ClientError, socket: Duplex, errorsFor:
 function gatewayErrorOf(error: ClientError, headersTimeoutMs: number): GatewayError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new GatewayError('GW_ERR_REQUEST_HEADERS_TIMEOUT', `The request headers did not arrive within ${headersTimeoutMs} ms.`);
+      return new GatewayError(
+        'GW_ERR_REQUEST_HEADERS_TIMEOUT',
+        `The request headers did not arrive within ${headersTimeoutMs} ms.`,
+      );
     case 'HPE_HEADER_OVERFLOW':
-      return new GatewayError('GW_ERR_REQUEST_HEADERS_TOO_LARGE', `The request headers exceed the limit of ${maxHeaderSize} bytes.`);
+      return new GatewayError(
+        'GW_ERR_REQUEST_HEADERS_TOO_LARGE',
+        `The request headers exceed the limit of ${maxHeaderSize} bytes.`,
+      );
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return new GatewayError('GW_ERR_REQUEST_TOO_LARGE', 'The chunk extensions of the request body are too large.');
     default:
-      return new GatewayError('GW_ERR_REQUEST_MALFORMED_HTTP', `The request is not valid HTTP/1.1 (${printable(error.code ?? 'unknown', 40)}).`);
+      return new GatewayError(
+        'GW_ERR_REQUEST_MALFORMED_HTTP',
+        `The request is not valid HTTP/1.1 (${printable(error.code ?? 'unknown', 40)}).`,
+      );
   }
 }
 
 /** The path of the request line at the start of the bytes the parser refused (printable, cut short), or '' when they hold none. */
 function requestPath(rawPacket: Buffer | undefined): string {
   if (rawPacket === undefined) return '';
-  return printable(REQUEST_LINE.exec(rawPacket.toString('latin1', 0, Math.min(rawPacket.length, 2048)))?.[1] ?? '', 200);
+  return printable(
+    REQUEST_LINE.exec(rawPacket.toString('latin1', 0, Math.min(rawPacket.length, 2048)))?.[1] ?? '',
+    200,
+  );
 }

@@ -19,7 +19,11 @@ export function contentCodingOf(header: string | undefined): string | undefined 
   const coding = header.trim().toLowerCase();
   if (coding === '' || coding === 'identity') return undefined;
   if (DECODERS.has(coding)) return coding;
-  throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_ENCODING', `Unsupported content-encoding '${printable(header)}': send the body uncompressed, or as gzip, deflate or br.`, 'content-encoding');
+  throw new GatewayError(
+    'GW_ERR_REQUEST_UNSUPPORTED_ENCODING',
+    `Unsupported content-encoding '${printable(header)}': send the body uncompressed, or as gzip, deflate or br.`,
+    'content-encoding',
+  );
 }
 
 /**
@@ -31,8 +35,15 @@ export async function decodeBody(coding: string, bytes: Buffer, maxBytes: number
     return await DECODERS.get(coding)!(bytes, { maxOutputLength: maxBytes });
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new GatewayError('GW_ERR_REQUEST_TOO_LARGE', `The request body exceeds the limit of ${maxBytes} bytes once decoded (content-encoding ${coding}).`);
+      throw new GatewayError(
+        'GW_ERR_REQUEST_TOO_LARGE',
+        `The request body exceeds the limit of ${maxBytes} bytes once decoded (content-encoding ${coding}).`,
+      );
     }
-    throw new GatewayError('GW_ERR_REQUEST_UNDECODABLE_BODY', `The request body is not valid ${coding} data (content-encoding ${coding}).`, 'content-encoding');
+    throw new GatewayError(
+      'GW_ERR_REQUEST_UNDECODABLE_BODY',
+      `The request body is not valid ${coding} data (content-encoding ${coding}).`,
+      'content-encoding',
+    );
   }
 }

@@ -37,7 +37,15 @@ export class Exchange {
   #log: Logger | undefined;
   #inputEstimate: number | undefined;
 
-  constructor(init: { id: string; req: IncomingMessage; res: ServerResponse; route: Route; rootLog: Logger; signal: AbortSignal; wire: WireProfile }) {
+  constructor(init: {
+    id: string;
+    req: IncomingMessage;
+    res: ServerResponse;
+    route: Route;
+    rootLog: Logger;
+    signal: AbortSignal;
+    wire: WireProfile;
+  }) {
     this.id = init.id;
     this.req = init.req;
     this.res = init.res;

@@ -58,7 +58,15 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  const exchange = new Exchange({ id, req, res, route, rootLog: options.log, signal: controller.signal, wire: options.defaultWire });
+  const exchange = new Exchange({
+    id,
+    req,
+    res,
+    route,
+    rootLog: options.log,
+    signal: controller.signal,
+    wire: options.defaultWire,
+  });
   let failure: GatewayError | undefined;
   try {
     exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
@@ -88,18 +96,38 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
     }
   } finally {
     if (!req.complete) discardRestOfBody(req, options.bodyLimits, exchange.startedAt);
-    logRequest(options.log, id, req, route.path, res.statusCode, exchange.startedAt, controller.signal.aborted, failure, exchange.logFields);
+    logRequest(
+      options.log,
+      id,
+      req,
+      route.path,
+      res.statusCode,
+      exchange.startedAt,
+      controller.signal.aborted,
+      failure,
+      exchange.logFields,
+    );
   }
 }
 
 /** A request answered without running a route: an unknown path or method, or a connection over the cap. */
-function refuse(options: GatewayOptions, req: IncomingMessage, res: ServerResponse, id: string, match: RouteMatch, overCap: boolean): void {
+function refuse(
+  options: GatewayOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  id: string,
+  match: RouteMatch,
+  overCap: boolean,
+): void {
   const startedAt = performance.now();
   const path = pathOf(req.url ?? '/');
   let error: GatewayError;
   const headers: Record<string, string> = { 'x-request-id': id };
   if (overCap) {
-    error = new GatewayError('GW_ERR_SERVER_TOO_MANY_CONNECTIONS', 'This gateway node has too many open connections; retry shortly.');
+    error = new GatewayError(
+      'GW_ERR_SERVER_TOO_MANY_CONNECTIONS',
+      'This gateway node has too many open connections; retry shortly.',
+    );
     headers['retry-after'] = String(CONNECTIONS_RETRY_AFTER_S);
   } else if (!match.found && match.reason === 'path') {
     error = new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `Unknown endpoint: ${printable(`${req.method} ${path}`)}.`);
@@ -108,23 +136,57 @@ function refuse(options: GatewayOptions, req: IncomingMessage, res: ServerRespon
   }
   sendError(res, match.found ? match.route.errors : match.errors, error, headers);
   if (!req.complete) discardRestOfBody(req, options.bodyLimits, startedAt);
-  logRequest(options.log, id, req, printable(path, MAX_LOGGED_PATH), res.statusCode, startedAt, false, error, NO_FIELDS);
+  logRequest(
+    options.log,
+    id,
+    req,
+    printable(path, MAX_LOGGED_PATH),
+    res.statusCode,
+    startedAt,
+    false,
+    error,
+    NO_FIELDS,
+  );
 }
 
 /** The one log line of every request. */
-function logRequest(log: Logger, id: string, req: IncomingMessage, path: string, status: number, startedAt: number, aborted: boolean, failure: GatewayError | undefined, fields: Readonly<Record<string, string | number>>): void {
+function logRequest(
+  log: Logger,
+  id: string,
+  req: IncomingMessage,
+  path: string,
+  status: number,
+  startedAt: number,
+  aborted: boolean,
+  failure: GatewayError | undefined,
+  fields: Readonly<Record<string, string | number>>,
+): void {
   const ms = Math.round((performance.now() - startedAt) * 100) / 100;
-  log.info({ requestId: id, method: req.method, path, status, ms, aborted, error: failure?.code, ...fields }, 'request');
+  log.info(
+    { requestId: id, method: req.method, path, status, ms, aborted, error: failure?.code, ...fields },
+    'request',
+  );
 }
 
 /** Reads and decodes the body, runs the chain, and writes the stream or the body. */
-async function generate(options: GatewayOptions, exchange: Exchange, dialect: Dialect): Promise<GatewayError | undefined> {
+async function generate(
+  options: GatewayOptions,
+  exchange: Exchange,
+  dialect: Dialect,
+): Promise<GatewayError | undefined> {
   const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const { request, echo } = dialect.decode(body);
   exchange.request = request;
   const events = await options.chain.generate(exchange);
   if (dialect.wantsStream(request)) {
-    return sendEventStream(exchange.res, exchange.responseHeaders, dialect.streamEncoder(exchange, echo), events, exchange.signal, options.pingIntervalMs);
+    return sendEventStream(
+      exchange.res,
+      exchange.responseHeaders,
+      dialect.streamEncoder(exchange, echo),
+      events,
+      exchange.signal,
+      options.pingIntervalMs,
+    );
   }
   sendJson(exchange.res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange, echo));
   return undefined;
@@ -153,7 +215,10 @@ async function collect(events: EventStream): Promise<ChatCompletion> {
 }
 
 function notEnabled(req: IncomingMessage): GatewayError {
-  return new GatewayError('GW_ERR_ROUTE_NOT_ENABLED', `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`);
+  return new GatewayError(
+    'GW_ERR_ROUTE_NOT_ENABLED',
+    `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`,
+  );
 }
 
 function pathOf(url: string): string {
@@ -164,5 +229,9 @@ function pathOf(url: string): string {
 function wireOf(header: string | string[] | undefined, fallback: WireProfile): WireProfile {
   if (header === undefined) return fallback;
   if (header === 'spec' || header === 'openai') return header;
-  throw new GatewayError('GW_ERR_REQUEST_BAD_HEADER', "Invalid value for header 'x-gateway-wire': must be 'spec' or 'openai'.", 'x-gateway-wire');
+  throw new GatewayError(
+    'GW_ERR_REQUEST_BAD_HEADER',
+    "Invalid value for header 'x-gateway-wire': must be 'spec' or 'openai'.",
+    'x-gateway-wire',
+  );
 }

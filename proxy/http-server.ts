@@ -16,19 +16,31 @@ export interface HttpServerOptions {
 }
 
 export function createHttpServer(listener: RequestListener, options: HttpServerOptions): Server {
-  const server = createServer({
-    keepAliveTimeout: 65_000,
-    headersTimeout: options.headersTimeoutMs,
-    // Node's whole-request timeout is off: the body's own deadline (server.body_timeout_ms) is the
-    // gateway's, answered in the route's dialect (proxy/body.ts).
-    requestTimeout: 0,
-    // How often Node looks for connections past the headers timeout: often enough to keep to it.
-    connectionsCheckingInterval: checkEveryMs(options.headersTimeoutMs),
-  }, listener);
+  const server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      headersTimeout: options.headersTimeoutMs,
+      // Node's whole-request timeout is off: the body's own deadline (server.body_timeout_ms) is the
+      // gateway's, answered in the route's dialect (proxy/body.ts).
+      requestTimeout: 0,
+      // How often Node looks for connections past the headers timeout: often enough to keep to it.
+      connectionsCheckingInterval: checkEveryMs(options.headersTimeoutMs),
+    },
+    listener,
+  );
   server.on('clientError', (error: Error, socket) => {
     const answer = answerClientError(error, socket, options.errorsFor, options.headersTimeoutMs);
     // A request the parser refused gets its log line too (no method: Node does not give one).
-    if (answer !== undefined) options.log.info({ requestId: answer.requestId, path: answer.path === '' ? undefined : answer.path, status: answer.status, error: answer.error.code }, 'request');
+    if (answer !== undefined)
+      options.log.info(
+        {
+          requestId: answer.requestId,
+          path: answer.path === '' ? undefined : answer.path,
+          status: answer.status,
+          error: answer.error.code,
+        },
+        'request',
+      );
   });
   options.connectionCap.attach(server);
   return server;

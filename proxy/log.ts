@@ -8,7 +8,16 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: undefined,
       redact: {
         // Exact paths only: wildcards make every log line pay for a walk of the object.
-        paths: ['authorization', 'apiKey', 'api_key', 'key', 'headers.authorization', 'headers["x-api-key"]', 'req.headers.authorization', 'req.headers["x-api-key"]'],
+        paths: [
+          'authorization',
+          'apiKey',
+          'api_key',
+          'key',
+          'headers.authorization',
+          'headers["x-api-key"]',
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+        ],
         censor: '[redacted]',
       },
     },

@@ -8,7 +8,11 @@ import { printable } from './printable.js';
  */
 export function checkJsonMediaType(header: string | undefined): void {
   if (header === undefined || header === 'application/json' || isJson(header)) return;
-  throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_MEDIA_TYPE', `Unsupported content-type '${printable(header)}': send the body as application/json.`, 'content-type');
+  throw new GatewayError(
+    'GW_ERR_REQUEST_UNSUPPORTED_MEDIA_TYPE',
+    `Unsupported content-type '${printable(header)}': send the body as application/json.`,
+    'content-type',
+  );
 }
 
 function isJson(header: string): boolean {

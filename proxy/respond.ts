@@ -12,25 +12,49 @@ export function sendJson(res: ServerResponse, status: number, headers: Record<st
 }
 
 /** Sends an error before any response byte went out, in the route's dialect. */
-export function sendError(res: ServerResponse, errors: ErrorRenderer, error: GatewayError, headers: Record<string, string>): void {
+export function sendError(
+  res: ServerResponse,
+  errors: ErrorRenderer,
+  error: GatewayError,
+  headers: Record<string, string>,
+): void {
   const rendered = errors.renderError(error);
-  sendJson(res, rendered.status, CLOSING.has(error.code) ? { ...headers, connection: 'close' } : headers, rendered.body);
+  sendJson(
+    res,
+    rendered.status,
+    CLOSING.has(error.code) ? { ...headers, connection: 'close' } : headers,
+    rendered.body,
+  );
 }
 
 /**
  * Errors after which the connection is closed: a body that did not arrive in time, a connection over
  * the node's cap. (Others keep it open: an unread body is discarded so the client can read the answer.)
  */
-const CLOSING: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['GW_ERR_REQUEST_BODY_TIMEOUT', 'GW_ERR_SERVER_TOO_MANY_CONNECTIONS']);
+const CLOSING: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'GW_ERR_REQUEST_BODY_TIMEOUT',
+  'GW_ERR_SERVER_TOO_MANY_CONNECTIONS',
+]);
 
-export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
 
 /**
  * Writes an event stream. Frames produced in one tick are joined into one write (one HTTP chunk, one
  * syscall); a full socket buffer pauses the reading of events (and so the upstream) until 'drain'.
  * An error after the first byte becomes the dialect's error event. Returns that error, if any.
  */
-export async function sendEventStream(res: ServerResponse, headers: Record<string, string>, encoder: StreamEncoder, events: EventStream, signal: AbortSignal, pingIntervalMs: number): Promise<GatewayError | undefined> {
+export async function sendEventStream(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  encoder: StreamEncoder,
+  events: EventStream,
+  signal: AbortSignal,
+  pingIntervalMs: number,
+): Promise<GatewayError | undefined> {
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
   // The head leaves now, not with the first frame (the message dialect has none before the first
   // token): a stream's client has its 200 once the upstream accepted, and the ledger records the
@@ -52,10 +76,13 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     quiet = false;
   };
   const ping = encoder.ping?.bind(encoder);
-  const pinger = ping === undefined ? undefined : setInterval(() => {
-    if (quiet) write(ping());
-    quiet = true;
-  }, pingIntervalMs);
+  const pinger =
+    ping === undefined
+      ? undefined
+      : setInterval(() => {
+          if (quiet) write(ping());
+          quiet = true;
+        }, pingIntervalMs);
   let failure: GatewayError | undefined;
   let reading = false;
   try {
@@ -63,7 +90,8 @@ export async function sendEventStream(res: ServerResponse, headers: Record<strin
     reading = true;
     for await (const event of events) {
       // A completion answers a non-streamed call: a streamed request's call streams.
-      if (event.type === 'completion') throw new GatewayError('GW_ERR_INTERNAL', 'A whole completion reached an event stream.');
+      if (event.type === 'completion')
+        throw new GatewayError('GW_ERR_INTERNAL', 'A whole completion reached an event stream.');
       write(encoder.event(event));
       if (res.writableNeedDrain) await once(res, 'drain', { signal });
     }

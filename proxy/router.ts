@@ -13,18 +13,29 @@ export interface Route {
 }
 
 /** The spec's endpoint table (section 4). */
-const ENDPOINTS: ReadonlyArray<{ method: Route['method']; path: string; kind: RouteKind; dialect: DialectName; errorShape: DialectName }> = [
+const ENDPOINTS: ReadonlyArray<{
+  method: Route['method'];
+  path: string;
+  kind: RouteKind;
+  dialect: DialectName;
+  errorShape: DialectName;
+}> = [
   { method: 'POST', path: '/v1/chat/completions', kind: 'generate', dialect: 'chat', errorShape: 'chat' },
   { method: 'POST', path: '/v1/messages', kind: 'generate', dialect: 'messages', errorShape: 'messages' },
-  { method: 'POST', path: '/v1/messages/count_tokens', kind: 'count_tokens', dialect: 'messages', errorShape: 'messages' },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    kind: 'count_tokens',
+    dialect: 'messages',
+    errorShape: 'messages',
+  },
   { method: 'POST', path: '/v1/responses', kind: 'generate', dialect: 'responses', errorShape: 'chat' },
   { method: 'GET', path: '/v1/models', kind: 'models', dialect: 'chat', errorShape: 'chat' },
   { method: 'GET', path: '/health', kind: 'health', dialect: 'chat', errorShape: 'chat' },
 ];
 
 export type RouteMatch =
-  | { found: true; route: Route }
-  | { found: false; reason: 'path' | 'method'; errors: ErrorRenderer };
+  { found: true; route: Route } | { found: false; reason: 'path' | 'method'; errors: ErrorRenderer };
 
 export class Router {
   readonly #byPath = new Map<string, Route[]>();

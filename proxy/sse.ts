@@ -35,7 +35,8 @@ export class SseReader {
   feed(bytes: Uint8Array): void {
     this.#pendingBytes += bytes.length;
     this.#parser.feed(this.#decoder.decode(bytes, { stream: true }));
-    if (this.#pendingBytes > this.#maxEventBytes) throw new SseTooLargeError(`an event exceeded ${this.#maxEventBytes} bytes`);
+    if (this.#pendingBytes > this.#maxEventBytes)
+      throw new SseTooLargeError(`an event exceeded ${this.#maxEventBytes} bytes`);
   }
 
   end(): void {

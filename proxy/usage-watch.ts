@@ -59,7 +59,8 @@ export function completionBytes(completion: ChatCompletion): number {
     const message = choice.message;
     if (message.content) bytes += Buffer.byteLength(message.content);
     if (message.reasoning_content) bytes += Buffer.byteLength(message.reasoning_content);
-    for (const call of message.tool_calls ?? []) bytes += Buffer.byteLength(call.function.name) + Buffer.byteLength(call.function.arguments);
+    for (const call of message.tool_calls ?? [])
+      bytes += Buffer.byteLength(call.function.name) + Buffer.byteLength(call.function.arguments);
   }
   return bytes;
 }

@@ -19,7 +19,10 @@ export function compileValidator<T>(schema: object, code: ErrorCode = 'GW_ERR_RE
  * model's context, not a constant). The copy has no `$id`, so several gateways in one process (tests)
  * can each compile their own.
  */
-export function withMaxima<S extends { $id?: string; properties: object }>(schema: S, maxima: Record<string, number>): Omit<S, '$id'> {
+export function withMaxima<S extends { $id?: string; properties: object }>(
+  schema: S,
+  maxima: Record<string, number>,
+): Omit<S, '$id'> {
   const { $id, ...copy } = structuredClone(schema);
   void $id;
   const properties = copy.properties as Record<string, { maximum?: number }>;
@@ -44,7 +47,11 @@ function describe(error: ErrorObject, code: ErrorCode): GatewayError {
     }
     case 'type': {
       const param = paramOf(error.instancePath) || 'body';
-      return new GatewayError(code, `Invalid type for '${param}': expected ${String(params.type).replace(',', ' or ')}.`, param);
+      return new GatewayError(
+        code,
+        `Invalid type for '${param}': expected ${String(params.type).replace(',', ' or ')}.`,
+        param,
+      );
     }
     case 'enum': {
       const param = paramOf(error.instancePath);
@@ -53,7 +60,11 @@ function describe(error: ErrorObject, code: ErrorCode): GatewayError {
     }
     case 'const': {
       const param = paramOf(error.instancePath);
-      return new GatewayError(code, `Invalid value for '${param}': must be ${JSON.stringify(params.allowedValue)}.`, param);
+      return new GatewayError(
+        code,
+        `Invalid value for '${param}': must be ${JSON.stringify(params.allowedValue)}.`,
+        param,
+      );
     }
     default: {
       const param = paramOf(error.instancePath) || 'body';

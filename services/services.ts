@@ -51,10 +51,20 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
 }
 
 /** E-mail (nodemailer, loaded only then) when `mail.url` is set; else notices go to the log. */
-async function openNotifier(config: GatewayConfig, parts: { store(): Promise<Store>; redis(): Redis | undefined; log: Logger | undefined }): Promise<LimitNotifier> {
+async function openNotifier(
+  config: GatewayConfig,
+  parts: { store(): Promise<Store>; redis(): Redis | undefined; log: Logger | undefined },
+): Promise<LimitNotifier> {
   if (config.mail.url === undefined) return new LogNotifier(parts.log);
   const { MailNotifier } = await import('../notify/mail-notifier.js');
-  return new MailNotifier({ url: config.mail.url, from: config.mail.from, store: parts.store, redis: parts.redis, keyPrefix: config.redis.key_prefix ?? 'gateway:', ...(parts.log ? { log: parts.log } : {}) });
+  return new MailNotifier({
+    url: config.mail.url,
+    from: config.mail.from,
+    store: parts.store,
+    redis: parts.redis,
+    keyPrefix: config.redis.key_prefix ?? 'gateway:',
+    ...(parts.log ? { log: parts.log } : {}),
+  });
 }
 
 /** The bus revocations travel on: Redis pub/sub with `redis.url`, this process alone without. */
@@ -62,7 +72,11 @@ export async function openRevocationBus(config: GatewayConfig, log?: Logger): Pr
   if (config.redis.url === undefined) return new LocalRevocationBus();
   const { RedisRevocationBus } = await import('../store/redis-revocations.js');
   try {
-    return await RedisRevocationBus.connect({ url: config.redis.url, prefix: config.redis.key_prefix ?? 'gateway:', ...(log ? { log } : {}) });
+    return await RedisRevocationBus.connect({
+      url: config.redis.url,
+      prefix: config.redis.key_prefix ?? 'gateway:',
+      ...(log ? { log } : {}),
+    });
   } catch (error) {
     throw new ConfigError(`redis.url: ${(error as Error).message}`);
   }

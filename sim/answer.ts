@@ -15,8 +15,7 @@ import { planToolCalls } from './tool-plan.js';
 import { wordTokens } from './words.js';
 
 export type PlannedAnswer =
-  | { kind: 'text'; ids: number[] }
-  | { kind: 'tools'; ids: number[]; text: string; calls: ToolCallLayout[] };
+  { kind: 'text'; ids: number[] } | { kind: 'tools'; ids: number[]; text: string; calls: ToolCallLayout[] };
 
 export const ECHO_PREFIX = 'echo: ';
 
@@ -28,7 +27,10 @@ export function planAnswer(request: SimChatRequest, prompt: ChatPrompt, outputTo
   let calls = planToolCalls(request, userText, toolResults.length > 0);
   const search = planSearch(request);
   if (search?.kind === 'call') {
-    calls = [{ name: SEARCH_TOOL, arguments: { query: search.query } }, ...calls.filter((call) => call.name !== SEARCH_TOOL)];
+    calls = [
+      { name: SEARCH_TOOL, arguments: { query: search.query } },
+      ...calls.filter((call) => call.name !== SEARCH_TOOL),
+    ];
     if (!request.parallelToolCalls) calls = calls.slice(0, 1);
   }
   if (calls.length > 0) {

@@ -38,7 +38,9 @@ export function chatPrompt(input: ChatPromptInput): ChatPrompt {
   try {
     text = renderPrompt(messages, tools, addGenerationPrompt, kwargs);
   } catch (err) {
-    throw badRequest(`Error in applying chat template from request: ${err instanceof Error ? err.message : String(err)}`);
+    throw badRequest(
+      `Error in applying chat template from request: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const prompt: ChatPrompt = { text, ids: encode(text), seed: hashString(text) };
   cache.set(key, prompt);

@@ -1,12 +1,29 @@
 // Validation of a chat-completions body into a SimChatRequest. Wrong types are a 400 in vLLM's
 // error shape (vLLM's own messages come from pydantic; ours name the field the same way).
-import type { SimChatMessage, SimChatRequest, SimToolCall, FunctionTool, Role, TextPart, ToolChoice } from './chat-types.js';
+import type {
+  SimChatMessage,
+  SimChatRequest,
+  SimToolCall,
+  FunctionTool,
+  Role,
+  TextPart,
+  ToolChoice,
+} from './chat-types.js';
 import { badRequest } from './errors.js';
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'developer', 'user', 'assistant', 'tool']);
 const NUMERIC_SAMPLING_FIELDS = [
-  'temperature', 'top_p', 'top_k', 'min_p', 'frequency_penalty', 'presence_penalty',
-  'repetition_penalty', 'length_penalty', 'seed', 'top_logprobs', 'min_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'min_p',
+  'frequency_penalty',
+  'presence_penalty',
+  'repetition_penalty',
+  'length_penalty',
+  'seed',
+  'top_logprobs',
+  'min_tokens',
 ] as const;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -86,7 +103,10 @@ function parseContent(value: unknown, at: string): string | TextPart[] | null {
       throw badRequest(`${at}[${i}]: Input should be a content part object`, 'messages');
     }
     if (part.type !== 'text') {
-      throw badRequest(`${at}[${i}]: content part type '${part.type}' is not supported by this text-only model`, 'messages');
+      throw badRequest(
+        `${at}[${i}]: content part type '${part.type}' is not supported by this text-only model`,
+        'messages',
+      );
     }
     if (typeof part.text !== 'string') throw badRequest(`${at}[${i}].text: Input should be a valid string`, 'messages');
     return { type: 'text', text: part.text };
@@ -100,7 +120,8 @@ function parseToolCalls(value: unknown, at: string): SimToolCall[] {
     if (!isRecord(call) || !isRecord(call.function)) throw badRequest(`${here}.function: Field required`, 'messages');
     const { name, arguments: args } = call.function;
     if (typeof name !== 'string') throw badRequest(`${here}.function.name: Input should be a valid string`, 'messages');
-    if (typeof args !== 'string') throw badRequest(`${here}.function.arguments: Input should be a valid string`, 'messages');
+    if (typeof args !== 'string')
+      throw badRequest(`${here}.function.arguments: Input should be a valid string`, 'messages');
     const id = typeof call.id === 'string' ? call.id : '';
     return { id, type: 'function', function: { name, arguments: args } };
   });
@@ -112,7 +133,8 @@ export function parseTools(value: unknown): FunctionTool[] | null {
   return value.map((tool, i): FunctionTool => {
     const at = `tools[${i}]`;
     if (!isRecord(tool)) throw badRequest(`${at}: Input should be an object`, 'tools');
-    if (tool.type !== undefined && tool.type !== 'function') throw badRequest(`${at}.type: Input should be 'function'`, 'tools');
+    if (tool.type !== undefined && tool.type !== 'function')
+      throw badRequest(`${at}.type: Input should be 'function'`, 'tools');
     const fn = tool.function;
     if (!isRecord(fn)) throw badRequest(`${at}.function: Field required`, 'tools');
     if (typeof fn.name !== 'string') throw badRequest(`${at}.function.name: Input should be a valid string`, 'tools');
@@ -152,7 +174,10 @@ function parseToolChoice(value: unknown, tools: FunctionTool[] | null): ToolChoi
   if (typeof choice === 'object') {
     const name = choice.function.name;
     if (!tools?.some((t) => t.function.name === name)) {
-      throw badRequest('The tool specified in `tool_choice` does not match any of the specified `tools`', 'tool_choice');
+      throw badRequest(
+        'The tool specified in `tool_choice` does not match any of the specified `tools`',
+        'tool_choice',
+      );
     }
   }
   return choice;
@@ -185,7 +210,10 @@ function optional<K extends Kind>(obj: Record<string, unknown>, key: string, kin
   const value = obj[key];
   if (value === undefined || value === null) return null;
   if (typeof value !== kind || (kind === 'number' && !Number.isFinite(value))) {
-    throw badRequest(`${prefix}${key}: Input should be a valid ${kind}`, prefix ? prefix.split(/[.[]/)[0] ?? key : key);
+    throw badRequest(
+      `${prefix}${key}: Input should be a valid ${kind}`,
+      prefix ? (prefix.split(/[.[]/)[0] ?? key) : key,
+    );
   }
   return value as KindType<K>;
 }

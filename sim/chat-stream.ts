@@ -44,14 +44,26 @@ export interface StreamOptions {
 }
 
 export function streamChunks(gen: Generation, meta: ResponseMeta, options: StreamOptions): StreamChunk[] {
-  const sse = (body: ChunkBody | string): string => `data: ${typeof body === 'string' ? body : JSON.stringify(body)}\n\n`;
+  const sse = (body: ChunkBody | string): string =>
+    `data: ${typeof body === 'string' ? body : JSON.stringify(body)}\n\n`;
   const chunk = (choices: StreamChoice[], completionTokens: number): ChunkBody => {
-    const body: ChunkBody = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices };
+    const body: ChunkBody = {
+      id: meta.id,
+      object: 'chat.completion.chunk',
+      created: meta.created,
+      model: meta.model,
+      choices,
+    };
     if (options.continuousUsage) body.usage = usage(meta.promptTokens, completionTokens, undefined, meta.usageOverride);
     return body;
   };
   const out: StreamChunk[] = [];
-  const role: StreamChoice = { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null };
+  const role: StreamChoice = {
+    index: 0,
+    delta: { role: 'assistant', content: '' },
+    logprobs: null,
+    finish_reason: null,
+  };
   out.push({ data: sse(chunk([role], 0)), delayMs: options.ttftMs });
   let lastSent = 0;
   const last = gen.deltas.length - 1;
@@ -67,7 +79,13 @@ export function streamChunks(gen: Generation, meta: ResponseMeta, options: Strea
     lastSent = i;
   });
   if (options.includeUsage) {
-    const final: ChunkBody = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [] };
+    const final: ChunkBody = {
+      id: meta.id,
+      object: 'chat.completion.chunk',
+      created: meta.created,
+      model: meta.model,
+      choices: [],
+    };
     final.usage = usage(meta.promptTokens, gen.ids.length, meta.cachedTokens, meta.usageOverride);
     out.push({ data: sse(final), delayMs: 0 });
   }

@@ -66,7 +66,14 @@ export function generate(answer: PlannedAnswer, limits: GenerationLimits): Gener
   if (cutAt !== undefined) pieces = clip(pieces, cutAt);
   const visible = pieces.join('');
   if (answer.kind === 'text') {
-    return { ids, deltas: pieces.map((content) => ({ content })), finishReason, stopReason, content: visible, toolCalls: [] };
+    return {
+      ids,
+      deltas: pieces.map((content) => ({ content })),
+      finishReason,
+      stopReason,
+      content: visible,
+      toolCalls: [],
+    };
   }
   const deltas = toolCallDeltas(pieces, answer.calls);
   // Like vLLM's hermes parser: calls cut short are not calls; the raw text is the content.

@@ -8,6 +8,7 @@ export function pythonJson(value: unknown): string {
     const items = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`);
     return `{${items.join(', ')}}`;
   }
-  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
   return JSON.stringify(value) ?? 'null';
 }

@@ -28,14 +28,27 @@ export function planSearch(request: SimChatRequest): SearchStep | undefined {
   }
   if (lastUser < 0) return undefined;
   const after = messages.slice(lastUser + 1);
-  const searchCallIds = new Set(after.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : [])).filter((call) => call.function.name === SEARCH_TOOL).map((call) => call.id));
+  const searchCallIds = new Set(
+    after
+      .flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []) : []))
+      .filter((call) => call.function.name === SEARCH_TOOL)
+      .map((call) => call.id),
+  );
   if (offersSearch(request)) {
-    const queries = [...messageText(messages[lastUser]!.content).matchAll(QUERY)].map((match) => match[1]!.trim()).filter((query) => query !== '');
+    const queries = [...messageText(messages[lastUser]!.content).matchAll(QUERY)]
+      .map((match) => match[1]!.trim())
+      .filter((query) => query !== '');
     if (searchCallIds.size < queries.length) return { kind: 'call', query: queries[searchCallIds.size]! };
   }
   const last = messages.at(-1);
-  if (last?.role !== 'tool' || last.tool_call_id === undefined || !searchCallIds.has(last.tool_call_id)) return undefined;
-  return { kind: 'answer', text: citingAnswer(after.filter((m) => m.role === 'tool' && m.tool_call_id !== undefined && searchCallIds.has(m.tool_call_id))) };
+  if (last?.role !== 'tool' || last.tool_call_id === undefined || !searchCallIds.has(last.tool_call_id))
+    return undefined;
+  return {
+    kind: 'answer',
+    text: citingAnswer(
+      after.filter((m) => m.role === 'tool' && m.tool_call_id !== undefined && searchCallIds.has(m.tool_call_id)),
+    ),
+  };
 }
 
 function offersSearch(request: SimChatRequest): boolean {

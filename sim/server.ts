@@ -101,7 +101,11 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
       return json.value;
     };
 
-    if (options.apiKey !== undefined && path.startsWith('/v1') && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    if (
+      options.apiKey !== undefined &&
+      path.startsWith('/v1') &&
+      req.headers.authorization !== `Bearer ${options.apiKey}`
+    ) {
       sendJson(res, 401, { error: 'Unauthorized' });
       return;
     }
@@ -198,6 +202,7 @@ function jsonOf(text: string | undefined): { value: unknown } | { error: SimErro
 }
 
 function whole(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new TypeError(`startSim: ${name} must be an integer ≥ ${min}, got ${value}`);
+  if (!Number.isInteger(value) || value < min)
+    throw new TypeError(`startSim: ${name} must be an integer ≥ ${min}, got ${value}`);
   return value;
 }

@@ -31,7 +31,14 @@ export function toolCallText(calls: readonly PlannedCall[]): { text: string; lay
     text += args;
     const argsEnd = text.length;
     text += '}\n</tool_call>';
-    layouts.push({ id: `chatcmpl-tool-${randomBytes(16).toString('hex')}`, name: call.name, arguments: args, nameEnd, argsStart, argsEnd });
+    layouts.push({
+      id: `chatcmpl-tool-${randomBytes(16).toString('hex')}`,
+      name: call.name,
+      arguments: args,
+      nameEnd,
+      argsStart,
+      argsEnd,
+    });
   }
   return { text, layouts };
 }

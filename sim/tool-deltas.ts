@@ -12,7 +12,10 @@ export interface DeltaToolCall {
 }
 
 /** One entry per token piece: the tool-call deltas it streams, or null for none. */
-export function toolCallDeltas(pieces: readonly string[], calls: readonly ToolCallLayout[]): Array<{ tool_calls: DeltaToolCall[] } | null> {
+export function toolCallDeltas(
+  pieces: readonly string[],
+  calls: readonly ToolCallLayout[],
+): Array<{ tool_calls: DeltaToolCall[] } | null> {
   const text = pieces.join('');
   const named = calls.map(() => false);
   let offset = 0;

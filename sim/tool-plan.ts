@@ -14,7 +14,11 @@ export interface PlannedCall {
   arguments: Record<string, unknown>;
 }
 
-export function planToolCalls(request: SimChatRequest, lastUserText: string, endsWithToolResult: boolean): PlannedCall[] {
+export function planToolCalls(
+  request: SimChatRequest,
+  lastUserText: string,
+  endsWithToolResult: boolean,
+): PlannedCall[] {
   const { tools, toolChoice } = request;
   if (!tools || tools.length === 0 || toolChoice === 'none') return [];
   let chosen: FunctionTool[];

@@ -14,7 +14,12 @@ export interface UsageOverride {
   cached?: number;
 }
 
-export function usage(promptTokens: number, completionTokens: number, cachedTokens?: number, override?: UsageOverride): Usage {
+export function usage(
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens?: number,
+  override?: UsageOverride,
+): Usage {
   const prompt = override?.prompt ?? promptTokens;
   const completion = override?.completion ?? completionTokens;
   const out: Usage = {
@@ -22,7 +27,7 @@ export function usage(promptTokens: number, completionTokens: number, cachedToke
     total_tokens: prompt + completion,
     completion_tokens: completion,
   };
-  const cached = cachedTokens === undefined ? undefined : override?.cached ?? cachedTokens;
+  const cached = cachedTokens === undefined ? undefined : (override?.cached ?? cachedTokens);
   if (cached !== undefined) out.prompt_tokens_details = { cached_tokens: cached };
   return out;
 }

@@ -12,7 +12,9 @@ place great help through line right little old think say every name very form li
 between own city tree state keep never last river paper music open story left study early
 plant cover food earth eye start family answer garden number often country table simple bright
 quiet green morning market window voice road field letter summer winter ocean valley bridge
-island forest stone silver golden gentle careful clear`.split(/\s+/).filter((w) => w.length > 0);
+island forest stone silver golden gentle careful clear`
+  .split(/\s+/)
+  .filter((w) => w.length > 0);
 
 let vocabulary: { lower: number[]; capital: number[] } | undefined;
 

@@ -23,14 +23,30 @@ export async function auditBalances(db: Kysely<Database>, orgId?: string): Promi
       'o.id as id',
       'o.balance_micros as balance',
       sql<number>`coalesce((select sum(g.amount_micros) from credit_grants g where g.org_id = o.id), 0)`.as('added'),
-      sql<number>`coalesce((select sum(u.cost_micros) from usage u where u.org_id = o.id and u.state = 'settled'), 0)`.as('settled'),
-      sql<number>`coalesce((select sum(u.hold_micros) from usage u where u.org_id = o.id and u.state = 'held'), 0)`.as('held'),
+      sql<number>`coalesce((select sum(u.cost_micros) from usage u where u.org_id = o.id and u.state = 'settled'), 0)`.as(
+        'settled',
+      ),
+      sql<number>`coalesce((select sum(u.hold_micros) from usage u where u.org_id = o.id and u.state = 'held'), 0)`.as(
+        'held',
+      ),
     ])
     .orderBy('o.created_at');
   if (orgId !== undefined) query = query.where('o.id', '=', orgId);
   const rows = await query.execute();
   return rows.map((row) => {
-    const [balance, added, settled, held] = [row.balance, row.added, row.settled, row.held].map(Number) as [number, number, number, number];
-    return { orgId: row.id, balanceMicros: balance, creditsAddedMicros: added, settledCostMicros: settled, openHoldsMicros: held, discrepancyMicros: added - settled - held - balance };
+    const [balance, added, settled, held] = [row.balance, row.added, row.settled, row.held].map(Number) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    return {
+      orgId: row.id,
+      balanceMicros: balance,
+      creditsAddedMicros: added,
+      settledCostMicros: settled,
+      openHoldsMicros: held,
+      discrepancyMicros: added - settled - held - balance,
+    };
   });
 }

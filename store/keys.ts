@@ -38,10 +38,20 @@ export class Keys {
 
   async create(orgNameOrId: string, name: string): Promise<CreatedApiKey> {
     const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 100) throw new StoreError('GW_ERR_STORE_INVALID', 'a key name has 1 to 100 characters');
+    if (trimmed === '' || trimmed.length > 100)
+      throw new StoreError('GW_ERR_STORE_INVALID', 'a key name has 1 to 100 characters');
     const org = await this.orgs.get(orgNameOrId);
     const { key, hash, last4 } = generateApiKey();
-    const row: ApiKeyRow = { id: newId('key'), org_id: org.id, name: trimmed, key_hash: hash, last4, created_at: Date.now(), last_used_at: null, revoked_at: null };
+    const row: ApiKeyRow = {
+      id: newId('key'),
+      org_id: org.id,
+      name: trimmed,
+      key_hash: hash,
+      last4,
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: null,
+    };
     await this.db.insertInto('api_keys').values(row).execute();
     return { key, record: this.toRecord(row) };
   }
@@ -49,7 +59,13 @@ export class Keys {
   /** The org's keys, oldest first, revoked ones included. */
   async list(orgNameOrId: string): Promise<ApiKeyRecord[]> {
     const org = await this.orgs.get(orgNameOrId);
-    const rows = await this.db.selectFrom('api_keys').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('org_id', '=', org.id)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map((row) => this.toRecord(row));
   }
 
@@ -67,7 +83,12 @@ export class Keys {
 
   /** Revokes a key for good. Revoking a revoked key changes nothing (its first revocation time stays). */
   async revoke(id: string): Promise<ApiKeyRecord> {
-    await this.db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
     return this.get(id);
   }
 

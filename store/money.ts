@@ -13,6 +13,7 @@ export function isMicros(value: number): boolean {
 
 /** Returns `value`, or throws a RangeError that names `what` if it is not a whole, safe number of micro-credits. */
 export function checkedMicros(value: number, what: string): number {
-  if (!isMicros(value)) throw new RangeError(`${what} must be a whole number of micro-credits within ±${MAX_MICROS}, not ${value}`);
+  if (!isMicros(value))
+    throw new RangeError(`${what} must be a whole number of micro-credits within ±${MAX_MICROS}, not ${value}`);
   return value;
 }

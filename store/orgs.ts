@@ -36,16 +36,22 @@ export class Orgs {
   /** A new organization with a zero balance, and its first members. Names are unique and not id-shaped. */
   async create(name: string, members: readonly NewMember[] = []): Promise<Org> {
     const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > 100) throw new StoreError('GW_ERR_STORE_INVALID', 'an organization name has 1 to 100 characters');
-    if (trimmed.startsWith('org_')) throw new StoreError('GW_ERR_STORE_INVALID', `an organization name may not start with 'org_' (ids do)`);
+    if (trimmed === '' || trimmed.length > 100)
+      throw new StoreError('GW_ERR_STORE_INVALID', 'an organization name has 1 to 100 characters');
+    if (trimmed.startsWith('org_'))
+      throw new StoreError('GW_ERR_STORE_INVALID', `an organization name may not start with 'org_' (ids do)`);
     const checked = members.map(checkMember);
     const row: OrgRow = { id: newId('org'), name: trimmed, balance_micros: 0, spent_micros: 0, created_at: Date.now() };
     await this.db.transaction().execute(async (trx) => {
       const existing = await trx.selectFrom('orgs').select('id').where('name', '=', trimmed).executeTakeFirst();
-      if (existing) throw new StoreError('GW_ERR_STORE_ORG_EXISTS', `an organization named '${trimmed}' exists (${existing.id})`);
+      if (existing)
+        throw new StoreError('GW_ERR_STORE_ORG_EXISTS', `an organization named '${trimmed}' exists (${existing.id})`);
       await trx.insertInto('orgs').values(row).execute();
       for (const member of checked) {
-        await trx.insertInto('members').values({ org_id: row.id, email: member.email, role: member.role, created_at: row.created_at }).execute();
+        await trx
+          .insertInto('members')
+          .values({ org_id: row.id, email: member.email, role: member.role, created_at: row.created_at })
+          .execute();
       }
     });
     return toOrg(row);
@@ -75,7 +81,12 @@ export class Orgs {
 
   async members(nameOrId: string): Promise<Member[]> {
     const org = await this.get(nameOrId);
-    const rows = await this.db.selectFrom('members').selectAll().where('org_id', '=', org.id).orderBy('email').execute();
+    const rows = await this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('org_id', '=', org.id)
+      .orderBy('email')
+      .execute();
     return rows.map((row) => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at) }));
   }
 
@@ -92,8 +103,13 @@ export class Orgs {
 
   async removeMember(nameOrId: string, email: string): Promise<void> {
     const org = await this.get(nameOrId);
-    const result = await this.db.deleteFrom('members').where('org_id', '=', org.id).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw new StoreError('GW_ERR_STORE_MEMBER_NOT_FOUND', `'${email}' is not a member of '${org.name}'`);
+    const result = await this.db
+      .deleteFrom('members')
+      .where('org_id', '=', org.id)
+      .where('email', '=', email.trim().toLowerCase())
+      .executeTakeFirst();
+    if (result.numDeletedRows === 0n)
+      throw new StoreError('GW_ERR_STORE_MEMBER_NOT_FOUND', `'${email}' is not a member of '${org.name}'`);
   }
 
   /**
@@ -102,12 +118,20 @@ export class Orgs {
    * returns the org after. `note` says where the credits came from (admin api, cli, …).
    */
   async addCredits(nameOrId: string, micros: number, note = 'credits added'): Promise<Org> {
-    if (!Number.isSafeInteger(micros) || micros <= 0) throw new StoreError('GW_ERR_STORE_INVALID', 'credits to add must be a positive whole number of micro-credits');
+    if (!Number.isSafeInteger(micros) || micros <= 0)
+      throw new StoreError('GW_ERR_STORE_INVALID', 'credits to add must be a positive whole number of micro-credits');
     const org = await this.get(nameOrId);
-    if (org.balanceMicros + micros > MAX_MICROS) throw new StoreError('GW_ERR_STORE_INVALID', `the balance would exceed the largest amount the gateway holds (${formatCredits(MAX_MICROS)} credits)`);
+    if (org.balanceMicros + micros > MAX_MICROS)
+      throw new StoreError(
+        'GW_ERR_STORE_INVALID',
+        `the balance would exceed the largest amount the gateway holds (${formatCredits(MAX_MICROS)} credits)`,
+      );
     await this.db.transaction().execute(async (trx) => {
       const now = Date.now();
-      await trx.insertInto('credit_grants').values({ id: newId('grant'), org_id: org.id, amount_micros: micros, note, created_at: now }).execute();
+      await trx
+        .insertInto('credit_grants')
+        .values({ id: newId('grant'), org_id: org.id, amount_micros: micros, note, created_at: now })
+        .execute();
       await trx
         .updateTable('orgs')
         .set((eb) => ({ balance_micros: eb('balance_micros', '+', micros) }))
@@ -121,10 +145,17 @@ export class Orgs {
 function checkMember(member: NewMember): NewMember {
   const email = member.email.trim().toLowerCase();
   if (!EMAIL.test(email)) throw new StoreError('GW_ERR_STORE_INVALID', `'${member.email}' is not an e-mail address`);
-  if (!ROLES.includes(member.role)) throw new StoreError('GW_ERR_STORE_INVALID', `role '${member.role}' is not one of ${ROLES.join(', ')}`);
+  if (!ROLES.includes(member.role))
+    throw new StoreError('GW_ERR_STORE_INVALID', `role '${member.role}' is not one of ${ROLES.join(', ')}`);
   return { email, role: member.role };
 }
 
 function toOrg(row: OrgRow): Org {
-  return { id: row.id, name: row.name, balanceMicros: Number(row.balance_micros), spentMicros: Number(row.spent_micros), createdAt: new Date(Number(row.created_at)) };
+  return {
+    id: row.id,
+    name: row.name,
+    balanceMicros: Number(row.balance_micros),
+    spentMicros: Number(row.spent_micros),
+    createdAt: new Date(Number(row.created_at)),
+  };
 }

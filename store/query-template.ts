@@ -23,7 +23,9 @@ export class QueryTemplate<A extends Record<string, unknown>> {
     const compiled = build((name) => `${MARK}${name}` as never).compile();
     this.sql = compiled.sql;
     this.#slots = compiled.parameters.map((parameter) =>
-      typeof parameter === 'string' && parameter.startsWith(MARK) ? { arg: parameter.slice(MARK.length) as keyof A } : { constant: parameter },
+      typeof parameter === 'string' && parameter.startsWith(MARK)
+        ? { arg: parameter.slice(MARK.length) as keyof A }
+        : { constant: parameter },
     );
   }
 

@@ -27,7 +27,9 @@ export class RedisRevocationBus extends LocalRevocationBus {
     this.publisher = new Redis(options.url, { lazyConnect: true, commandTimeout: 2000 });
     this.subscriber = new Redis(options.url, { lazyConnect: true });
     for (const client of [this.publisher, this.subscriber]) {
-      client.on('error', (error: Error) => this.log?.warn({ err: error.message }, 'redis: revocation channel error (reconnecting)'));
+      client.on('error', (error: Error) =>
+        this.log?.warn({ err: error.message }, 'redis: revocation channel error (reconnecting)'),
+      );
     }
     this.subscriber.on('message', (channel: string, keyId: string) => {
       if (channel !== this.channel) return;
@@ -67,7 +69,10 @@ export class RedisRevocationBus extends LocalRevocationBus {
     try {
       await this.publisher.publish(this.channel, keyId);
     } catch (error) {
-      this.log?.warn({ err: (error as Error).message, keyId }, 'redis: revocation not announced; other nodes drop the key within their auth cache TTL');
+      this.log?.warn(
+        { err: (error as Error).message, keyId },
+        'redis: revocation not announced; other nodes drop the key within their auth cache TTL',
+      );
     }
   }
 

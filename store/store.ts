@@ -61,15 +61,24 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
   } catch (error) {
-    throw new StoreError('GW_ERR_STORE_UNAVAILABLE', `cannot open the store ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StoreError(
+      'GW_ERR_STORE_UNAVAILABLE',
+      `cannot open the store ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const database = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), ...(options.log ? { log: options.log } : {}) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database }),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const { error, results } = await new Migrator({ db, provider: migrations }).migrateToLatest();
   if (error !== undefined) {
     await db.destroy();
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
-    throw new StoreError('GW_ERR_STORE_UNAVAILABLE', `store ${path}: migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StoreError(
+      'GW_ERR_STORE_UNAVAILABLE',
+      `store ${path}: migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const orgs = new Orgs(db);
   const keys = new Keys(db, orgs, options.touchFlushMs ?? 5000);

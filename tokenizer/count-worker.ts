@@ -25,9 +25,10 @@ port.on('message', (job: WorkerJob) => {
     reply = { type: 'count', id: job.id, count: model.count(JSON.parse(job.input) as PromptInput) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    reply = err instanceof PromptError
-      ? { type: 'error', id: job.id, message, prompt: { stage: err.stage, param: err.param } }
-      : { type: 'error', id: job.id, message, prompt: null };
+    reply =
+      err instanceof PromptError
+        ? { type: 'error', id: job.id, message, prompt: { stage: err.stage, param: err.param } }
+        : { type: 'error', id: job.id, message, prompt: null };
   }
   port.postMessage(reply);
 });

@@ -81,7 +81,10 @@ export class InProcessCounter implements TokenCounter {
         return null;
       },
       (error: unknown) => {
-        this.#options.log?.warn({ err: error }, 'token counter: the worker threads did not start; large conversations are counted inline');
+        this.#options.log?.warn(
+          { err: error },
+          'token counter: the worker threads did not start; large conversations are counted inline',
+        );
         return null;
       },
     );
@@ -92,9 +95,15 @@ export class InProcessCounter implements TokenCounter {
 function countError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return error;
   if (error instanceof PromptError) {
-    const message = error.stage === 'template' ? `The model's chat template refused the conversation: ${error.message}` : error.message;
+    const message =
+      error.stage === 'template'
+        ? `The model's chat template refused the conversation: ${error.message}`
+        : error.message;
     return new GatewayError('GW_ERR_REQUEST_INVALID', message, error.param);
   }
   if (error instanceof GatewayError) return error;
-  return new GatewayError('GW_ERR_INTERNAL', `Counting the prompt's tokens failed: ${error instanceof Error ? error.message : String(error)}`);
+  return new GatewayError(
+    'GW_ERR_INTERNAL',
+    `Counting the prompt's tokens failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }

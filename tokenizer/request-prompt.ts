@@ -6,6 +6,7 @@ export function promptInput(request: ChatRequest): PromptInput {
   const input: PromptInput = { messages: request.messages, tools: request.tools ?? null };
   if (typeof request.add_generation_prompt === 'boolean') input.addGenerationPrompt = request.add_generation_prompt;
   const kwargs = request.chat_template_kwargs;
-  if (typeof kwargs === 'object' && kwargs !== null && !Array.isArray(kwargs)) input.chatTemplateKwargs = kwargs as Record<string, unknown>;
+  if (typeof kwargs === 'object' && kwargs !== null && !Array.isArray(kwargs))
+    input.chatTemplateKwargs = kwargs as Record<string, unknown>;
   return input;
 }

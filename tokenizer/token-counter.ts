@@ -40,9 +40,21 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
         timeoutMs: config.upstream.timeout_ms,
       });
     case 'local':
-      return inProcess(config, 'local', true, { kind: 'local', files: resolveModelFiles(config.local, context.baseDir) }, context.log);
+      return inProcess(
+        config,
+        'local',
+        true,
+        { kind: 'local', files: resolveModelFiles(config.local, context.baseDir) },
+        context.log,
+      );
     case 'tiktoken':
-      return inProcess(config, 'tiktoken', false, { kind: 'tiktoken', encoding: config.tiktoken.encoding }, context.log);
+      return inProcess(
+        config,
+        'tiktoken',
+        false,
+        { kind: 'tiktoken', encoding: config.tiktoken.encoding },
+        context.log,
+      );
     default: {
       const never: never = config.source;
       throw new Error(`unknown tokenizer.source ${String(never)}`);
@@ -50,14 +62,29 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
   }
 }
 
-async function inProcess(config: TokenizerConfig, source: 'local' | 'tiktoken', exact: boolean, spec: ModelSpec, log: TokenCounterLog | undefined): Promise<TokenCounter> {
+async function inProcess(
+  config: TokenizerConfig,
+  source: 'local' | 'tiktoken',
+  exact: boolean,
+  spec: ModelSpec,
+  log: TokenCounterLog | undefined,
+): Promise<TokenCounter> {
   const model = await loadPromptModel(spec);
-  return new InProcessCounter({ source, exact, model, spec, workers: config.workers, thresholdBytes: config.worker_threshold_bytes, log });
+  return new InProcessCounter({
+    source,
+    exact,
+    model,
+    spec,
+    workers: config.workers,
+    thresholdBytes: config.worker_threshold_bytes,
+    log,
+  });
 }
 
 function upstreamBase(config: TokenizerConfig, context: TokenCounterContext): string {
   if (config.upstream.url !== undefined) return config.upstream.url;
   const first = context.upstreamUrls[0];
-  if (first === undefined) throw new Error('tokenizer.source upstream needs an upstream URL (upstream.urls or tokenizer.upstream.url)');
+  if (first === undefined)
+    throw new Error('tokenizer.source upstream needs an upstream URL (upstream.urls or tokenizer.upstream.url)');
   return new URL(first).origin;
 }

@@ -28,7 +28,18 @@ export interface UpstreamCounterOptions {
   timeoutMs: number;
 }
 
-const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const CONNECTION_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 export class UpstreamCounter implements TokenCounter {
   readonly source = 'upstream' as const;
@@ -42,7 +53,11 @@ export class UpstreamCounter implements TokenCounter {
     const url = new URL(options.baseUrl);
     this.#options = options;
     this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.#pool = new Pool(url.origin, { connections: 16, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+    this.#pool = new Pool(url.origin, {
+      connections: 16,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
     this.#headers = { 'content-type': 'application/json' };
     if (options.apiKey) this.#headers.authorization = `Bearer ${options.apiKey}`;
   }
@@ -50,12 +65,20 @@ export class UpstreamCounter implements TokenCounter {
   async count(request: ChatRequest, signal?: AbortSignal): Promise<number> {
     const input = promptInput(request);
     if (this.#options.flavor === 'vllm') {
-      const body = await this.#post('/tokenize', { model: this.#options.servedModel, ...templateFields(input) }, signal);
+      const body = await this.#post(
+        '/tokenize',
+        { model: this.#options.servedModel, ...templateFields(input) },
+        signal,
+      );
       return integerField(body, 'count', '/tokenize');
     }
     const prompt = field(await this.#post('/apply-template', templateFields(input), signal), 'prompt');
     if (typeof prompt !== 'string') throw badResponse('/apply-template', 'has no `prompt`');
-    const tokenized = await this.#post('/tokenize', { content: prompt, add_special: this.#options.addSpecial, parse_special: true }, signal);
+    const tokenized = await this.#post(
+      '/tokenize',
+      { content: prompt, add_special: this.#options.addSpecial, parse_special: true },
+      signal,
+    );
     const tokens = field(tokenized, 'tokens');
     if (!Array.isArray(tokens)) throw badResponse('/tokenize', 'has no `tokens` list');
     return tokens.length;
@@ -68,7 +91,13 @@ export class UpstreamCounter implements TokenCounter {
   async #post(path: string, body: object, signal: AbortSignal | undefined): Promise<unknown> {
     let response: Awaited<ReturnType<Pool['request']>>;
     try {
-      response = await this.#pool.request({ method: 'POST', path: this.#basePath + path, headers: this.#headers, body: JSON.stringify(body), signal });
+      response = await this.#pool.request({
+        method: 'POST',
+        path: this.#basePath + path,
+        headers: this.#headers,
+        body: JSON.stringify(body),
+        signal,
+      });
     } catch (error) {
       throw requestError(error, path, signal);
     }
@@ -88,18 +117,32 @@ export class UpstreamCounter implements TokenCounter {
 
   #statusError(status: number, text: string, path: string): GatewayError {
     // The server's own text goes to the log only: it may carry tracebacks, addresses and paths.
-    this.#options.log?.warn({ upstreamStatus: status, upstreamError: text.slice(0, 1000), path }, 'counting tokens: the model server answered with an error');
-    if (status === 400 || status === 413 || status === 422) return new GatewayError('GW_ERR_UPSTREAM_REJECTED', rejectionMessage(status, text));
-    if (status === 429 || status === 503) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'The model server is overloaded; try again shortly.');
+    this.#options.log?.warn(
+      { upstreamStatus: status, upstreamError: text.slice(0, 1000), path },
+      'counting tokens: the model server answered with an error',
+    );
+    if (status === 400 || status === 413 || status === 422)
+      return new GatewayError('GW_ERR_UPSTREAM_REJECTED', rejectionMessage(status, text));
+    if (status === 429 || status === 503)
+      return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'The model server is overloaded; try again shortly.');
     if (status === 504) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', `The model server's ${path} timed out.`);
-    const hint = status === 404 || status === 405 ? ` (has it a ${path} endpoint? check tokenizer.upstream.flavor, or use tokenizer.source local)` : '';
-    return new GatewayError('GW_ERR_UPSTREAM_FAILED', `Counting tokens failed: the model server's ${path} answered ${status}${hint}.`);
+    const hint =
+      status === 404 || status === 405
+        ? ` (has it a ${path} endpoint? check tokenizer.upstream.flavor, or use tokenizer.source local)`
+        : '';
+    return new GatewayError(
+      'GW_ERR_UPSTREAM_FAILED',
+      `Counting tokens failed: the model server's ${path} answered ${status}${hint}.`,
+    );
   }
 }
 
 /** The fields of a chat request that decide its prompt, as the upstream's endpoints take them. */
 function templateFields(input: PromptInput): Record<string, unknown> {
-  const fields: Record<string, unknown> = { messages: input.messages, add_generation_prompt: input.addGenerationPrompt ?? true };
+  const fields: Record<string, unknown> = {
+    messages: input.messages,
+    add_generation_prompt: input.addGenerationPrompt ?? true,
+  };
   if (input.tools && input.tools.length > 0) fields.tools = input.tools;
   if (input.chatTemplateKwargs !== undefined) fields.chat_template_kwargs = input.chatTemplateKwargs;
   return fields;
@@ -116,15 +159,28 @@ function integerField(body: unknown, name: string, path: string): number {
 }
 
 function badResponse(path: string, what: string): GatewayError {
-  return new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', `Counting tokens failed: the answer of the model server's ${path} ${what}.`);
+  return new GatewayError(
+    'GW_ERR_UPSTREAM_BAD_RESPONSE',
+    `Counting tokens failed: the answer of the model server's ${path} ${what}.`,
+  );
 }
 
 function requestError(error: unknown, path: string, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return signal.reason;
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', `Counting tokens failed: the model server's ${path} did not answer in time.`);
+    return new GatewayError(
+      'GW_ERR_UPSTREAM_TIMEOUT',
+      `Counting tokens failed: the model server's ${path} did not answer in time.`,
+    );
   }
-  if (CONNECTION_FAILURES.has(code)) return new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', `Counting tokens failed: the model server's ${path} cannot be reached.`);
-  return new GatewayError('GW_ERR_UPSTREAM_FAILED', `Counting tokens failed: the request to the model server's ${path} failed.`);
+  if (CONNECTION_FAILURES.has(code))
+    return new GatewayError(
+      'GW_ERR_UPSTREAM_UNREACHABLE',
+      `Counting tokens failed: the model server's ${path} cannot be reached.`,
+    );
+  return new GatewayError(
+    'GW_ERR_UPSTREAM_FAILED',
+    `Counting tokens failed: the request to the model server's ${path} failed.`,
+  );
 }

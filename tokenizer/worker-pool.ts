@@ -155,7 +155,8 @@ export class WorkerPool {
     slot.worker.unref();
     if (job !== null && job.id === reply.id) {
       if (reply.type === 'count') job.resolve(reply.count);
-      else if (reply.prompt !== null) job.reject(new PromptError(reply.message, reply.prompt.stage, reply.prompt.param));
+      else if (reply.prompt !== null)
+        job.reject(new PromptError(reply.message, reply.prompt.stage, reply.prompt.param));
       else job.reject(new Error(`a tokenizer worker failed: ${reply.message}`));
     }
     this.#pump();

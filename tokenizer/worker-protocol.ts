@@ -11,4 +11,9 @@ export type WorkerReply =
   | { type: 'failed'; message: string }
   | { type: 'count'; id: number; count: number }
   /** `prompt` is set when the conversation itself was at fault (a PromptError). */
-  | { type: 'error'; id: number; message: string; prompt: { stage: 'messages' | 'template'; param: string | null } | null };
+  | {
+      type: 'error';
+      id: number;
+      message: string;
+      prompt: { stage: 'messages' | 'template'; param: string | null } | null;
+    };

@@ -20,7 +20,12 @@ async function api(method, path, body) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken !== null) headers['x-csrf-token'] = csrfToken;
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const data = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data?.error?.message ?? `HTTP ${response.status}`);
   return data;
@@ -110,9 +115,16 @@ async function renderOrgs() {
   const list = byTestId('org-list');
   list.replaceChildren(
     ...orgs.map((org) =>
-      el('li', {}, el('a', { href: `#/orgs/${encodeURIComponent(org.id)}`, 'data-testid': 'org-link', 'data-org': org.name },
-        el('strong', {}, org.name),
-        el('span', { class: 'muted' }, `${org.balance} credits · ${org.tier.name}`))),
+      el(
+        'li',
+        {},
+        el(
+          'a',
+          { href: `#/orgs/${encodeURIComponent(org.id)}`, 'data-testid': 'org-link', 'data-org': org.name },
+          el('strong', {}, org.name),
+          el('span', { class: 'muted' }, `${org.balance} credits · ${org.tier.name}`),
+        ),
+      ),
     ),
   );
   byTestId('org-empty').hidden = orgs.length > 0;
@@ -140,17 +152,21 @@ async function renderKeys() {
   const { keys } = await api('GET', `/admin/v1/orgs/${encodeURIComponent(currentOrg.id)}/keys`);
   byTestId('key-rows').replaceChildren(
     ...keys.map((key) => {
-      const action = key.status === 'active'
-        ? el('button', { type: 'button', class: 'danger-outline', 'data-testid': 'key-revoke' }, 'Revoke')
-        : '';
+      const action =
+        key.status === 'active'
+          ? el('button', { type: 'button', class: 'danger-outline', 'data-testid': 'key-revoke' }, 'Revoke')
+          : '';
       if (action) action.addEventListener('click', () => revoke(key));
-      return el('tr', { 'data-testid': 'key-row', 'data-key-id': key.id, 'data-key-name': key.name },
+      return el(
+        'tr',
+        { 'data-testid': 'key-row', 'data-key-id': key.id, 'data-key-name': key.name },
         el('td', { 'data-testid': 'key-row-name' }, key.name),
         el('td', {}, el('code', { 'data-testid': 'key-row-last4' }, `…${key.last4}`)),
         el('td', {}, when(key.created_at)),
         el('td', { 'data-testid': 'key-row-last-used' }, when(key.last_used_at)),
         el('td', {}, el('span', { class: `badge ${key.status}`, 'data-testid': 'key-row-status' }, key.status)),
-        el('td', {}, action));
+        el('td', {}, action),
+      );
     }),
   );
   byTestId('key-empty').hidden = keys.length > 0;
@@ -178,8 +194,16 @@ function drawUsage() {
   byTestId('usage-metric').value = metric;
   byTestId('usage-span').textContent = `${report.from} to ${report.to} (UTC)`;
   byTestId('usage-empty').hidden = report.totals.requests > 0;
-  for (const button of byTestId('usage-range').querySelectorAll('button')) button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
-  for (const field of ['requests', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'searches']) {
+  for (const button of byTestId('usage-range').querySelectorAll('button'))
+    button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
+  for (const field of [
+    'requests',
+    'input_tokens',
+    'output_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'searches',
+  ]) {
     byTestId(`usage-total-${field}`).textContent = number(report.totals[field]);
   }
   byTestId('usage-total-cost').textContent = `${report.totals.cost} credits`;
@@ -204,7 +228,9 @@ byTestId('key-form').addEventListener('submit', async (event) => {
   const input = byTestId('key-name');
   byTestId('key-error').hidden = true;
   try {
-    const created = await api('POST', `/admin/v1/orgs/${encodeURIComponent(currentOrg.id)}/keys`, { name: input.value });
+    const created = await api('POST', `/admin/v1/orgs/${encodeURIComponent(currentOrg.id)}/keys`, {
+      name: input.value,
+    });
     input.value = '';
     showNewKey(created.key);
     await renderKeys();
@@ -236,13 +262,17 @@ byTestId('new-key-copy').addEventListener('click', async () => {
     // No clipboard access (an insecure origin, a denied permission): select it for Ctrl+C / ⌘C.
     input.focus();
     input.select();
-    note.textContent = document.execCommand?.('copy') ? 'Copied to the clipboard.' : 'Selected: press Ctrl+C (⌘C) to copy.';
+    note.textContent = document.execCommand?.('copy')
+      ? 'Copied to the clipboard.'
+      : 'Selected: press Ctrl+C (⌘C) to copy.';
   }
   note.hidden = false;
 });
 
 async function revoke(key) {
-  const confirmed = await confirmDialog(`Revoke “${key.name}” (…${key.last4})? Requests with it get 401 at once. This cannot be undone.`);
+  const confirmed = await confirmDialog(
+    `Revoke “${key.name}” (…${key.last4})? Requests with it get 401 at once. This cannot be undone.`,
+  );
   if (!confirmed) return;
   try {
     await api('POST', `/admin/v1/keys/${encodeURIComponent(key.id)}/revoke`);

@@ -20,14 +20,28 @@ const counted = (field, one, many) => ({
 
 /** What the chart can show: the field it scales by, the value as data-value, the tooltip's words, an axis label. */
 export const METRICS = {
-  cost: { field: 'cost_micros', value: (day) => day.cost, text: (day) => `${day.cost} credits`, axis: (micros) => compact.format(micros / 1e6) },
+  cost: {
+    field: 'cost_micros',
+    value: (day) => day.cost,
+    text: (day) => `${day.cost} credits`,
+    axis: (micros) => compact.format(micros / 1e6),
+  },
   input_tokens: counted('input_tokens', 'input token', 'input tokens'),
   output_tokens: counted('output_tokens', 'output token', 'output tokens'),
   searches: counted('searches', 'search', 'searches'),
   requests: counted('requests', 'request', 'requests'),
 };
 
-const ZERO = { requests: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, searches: 0, cost: '0', cost_micros: 0 };
+const ZERO = {
+  requests: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  searches: 0,
+  cost: '0',
+  cost_micros: 0,
+};
 
 /** Every day from `from` to `to`, oldest first, the report's day where it has one and zeros elsewhere. */
 export function everyDay(report) {
@@ -47,7 +61,8 @@ function svg(tag, attributes = {}, ...children) {
   return node;
 }
 
-const shortDate = (date) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const shortDate = (date) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 export function usageChart(report, metricName) {
   const metric = METRICS[metricName];
@@ -61,21 +76,40 @@ export function usageChart(report, metricName) {
   // Date labels on about seven days, counted back from the last so today always has one.
   const every = Math.ceil(days.length / 7);
 
-  const chart = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': `${metricName.replace('_', ' ')} per day, ${report.from} to ${report.to}` },
+  const chart = svg(
+    'svg',
+    {
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      role: 'img',
+      'aria-label': `${metricName.replace('_', ' ')} per day, ${report.from} to ${report.to}`,
+    },
     svg('line', { class: 'grid', x1: PAD.left, x2: WIDTH - PAD.right, y1: PAD.top, y2: PAD.top }),
     svg('line', { class: 'axis', x1: PAD.left, x2: WIDTH - PAD.right, y1: baseline, y2: baseline }),
     svg('text', { class: 'y-label', x: PAD.left - 8, y: PAD.top, 'data-testid': 'usage-max' }, metric.axis(max)),
-    svg('text', { class: 'y-label', x: PAD.left - 8, y: baseline }, '0'));
+    svg('text', { class: 'y-label', x: PAD.left - 8, y: baseline }, '0'),
+  );
 
   days.forEach((day, index) => {
     const x = PAD.left + index * slot;
     const value = day[metric.field];
     // A day with any usage stays visible however small it is next to the largest.
     const height = max === 0 ? 0 : Math.max(value > 0 ? 1.5 : 0, (value / max) * plotHeight);
-    chart.append(svg('g', { class: 'day', 'data-testid': 'usage-bar', 'data-date': day.date, 'data-value': metric.value(day) },
-      svg('title', {}, `${shortDate(day.date)}, ${day.date.slice(0, 4)}: ${metric.text(day)}`),
-      svg('rect', { class: 'hit', x, y: PAD.top, width: slot, height: plotHeight }),
-      svg('rect', { class: 'bar', x: x + (slot - barWidth) / 2, y: baseline - height, width: barWidth, height, rx: Math.min(3, barWidth / 3) })));
+    chart.append(
+      svg(
+        'g',
+        { class: 'day', 'data-testid': 'usage-bar', 'data-date': day.date, 'data-value': metric.value(day) },
+        svg('title', {}, `${shortDate(day.date)}, ${day.date.slice(0, 4)}: ${metric.text(day)}`),
+        svg('rect', { class: 'hit', x, y: PAD.top, width: slot, height: plotHeight }),
+        svg('rect', {
+          class: 'bar',
+          x: x + (slot - barWidth) / 2,
+          y: baseline - height,
+          width: barWidth,
+          height,
+          rx: Math.min(3, barWidth / 3),
+        }),
+      ),
+    );
     if ((days.length - 1 - index) % every === 0) {
       chart.append(svg('text', { class: 'x-label', x: x + slot / 2, y: HEIGHT - 6 }, shortDate(day.date)));
     }

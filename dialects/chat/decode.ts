@@ -22,7 +22,9 @@ export interface ChatEcho {
 /** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
 export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) => DecodedRequest<ChatEcho> {
   const limit = options.maxOutputTokens;
-  const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }));
+  const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(
+    withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }),
+  );
   const checkModel = servedModelCheck(options.modelId, 'openai');
   return (body) => {
     refuseServerTools(body);
@@ -31,7 +33,10 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
     const streamOptions = request.stream_options;
     return {
       request: canonical(request),
-      echo: { includeUsage: streamOptions?.include_usage === true, continuousUsage: streamOptions?.continuous_usage_stats === true },
+      echo: {
+        includeUsage: streamOptions?.include_usage === true,
+        continuousUsage: streamOptions?.continuous_usage_stats === true,
+      },
     };
   };
 }
@@ -48,7 +53,9 @@ function canonical(request: ChatRequest & { max_completion_tokens?: number | nul
   if (canonical.tools === undefined || canonical.tools.length === 0) delete canonical.tool_choice;
   // Open models' chat templates know `system`, not OpenAI's `developer` (Qwen3's drops it silently).
   if (canonical.messages.some((message) => message.role === 'developer')) {
-    canonical.messages = canonical.messages.map((message) => (message.role === 'developer' ? { ...message, role: 'system' } : message));
+    canonical.messages = canonical.messages.map((message) =>
+      message.role === 'developer' ? { ...message, role: 'system' } : message,
+    );
   }
   return canonical;
 }
@@ -59,16 +66,22 @@ function refuseServerTools(body: unknown): void {
   const record = body as Record<string, unknown> & { tools?: unknown };
   // `web_search` and `web_search_replay` are the canonical request's gateway-side fields: a chat body must not set them.
   for (const field of ['web_search_options', 'web_search', 'web_search_replay']) {
-    if (record[field] !== undefined) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.', field);
+    if (record[field] !== undefined)
+      throw new GatewayError(
+        'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
+        'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.',
+        field,
+      );
   }
   if (!Array.isArray(record.tools)) return;
   record.tools.forEach((tool: unknown, index) => {
     const type = typeof tool === 'object' && tool !== null ? (tool as { type?: unknown }).type : undefined;
     if (type === 'function' || type === undefined) return;
     const param = `tools[${index}].type`;
-    const why = typeof type === 'string' && type.includes('search')
-      ? 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.'
-      : `Tool type '${String(type)}' is not supported on /v1/chat/completions; only 'function' tools are.`;
+    const why =
+      typeof type === 'string' && type.includes('search')
+        ? 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.'
+        : `Tool type '${String(type)}' is not supported on /v1/chat/completions; only 'function' tools are.`;
     throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', why, param);
   });
 }
@@ -78,6 +91,10 @@ function checkToolChoice(request: ChatRequest): void {
   if (typeof choice !== 'object') return;
   const name = choice.function.name;
   if (!request.tools?.some((tool) => tool.function.name === name)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`, 'tool_choice.function.name');
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`,
+      'tool_choice.function.name',
+    );
   }
 }

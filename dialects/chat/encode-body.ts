@@ -7,7 +7,12 @@ export function encodeChatBody(completion: ChatCompletion, id: string, created: 
     const message: JsonObject = { role: 'assistant', content: choice.message.content ?? null };
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
     if (choice.message.reasoning_content) message.reasoning_content = choice.message.reasoning_content;
-    return { index: choice.index, message, logprobs: choice.logprobs ?? null, finish_reason: chatFinishReason(choice.finish_reason, toolCalls.length > 0) };
+    return {
+      index: choice.index,
+      message,
+      logprobs: choice.logprobs ?? null,
+      finish_reason: chatFinishReason(choice.finish_reason, toolCalls.length > 0),
+    };
   });
   const body: JsonObject = { id, object: 'chat.completion', created, model: modelId, choices };
   if (completion.usage) body.usage = chatUsage(completion.usage);
@@ -32,6 +37,8 @@ export function chatUsage(usage: ChatUsage): ChatUsage {
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
   };
   const details = usage.prompt_tokens_details;
-  if (details) result.prompt_tokens_details = details.cache_creation === undefined ? details : { cached_tokens: details.cached_tokens ?? 0 };
+  if (details)
+    result.prompt_tokens_details =
+      details.cache_creation === undefined ? details : { cached_tokens: details.cached_tokens ?? 0 };
   return result;
 }

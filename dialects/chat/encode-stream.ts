@@ -37,7 +37,10 @@ export class ChatStreamEncoder implements StreamEncoder {
   start(): string {
     if (this.#options.wire === 'openai') return '';
     const { id, created, modelId } = this.#options;
-    return sseFrame('message_start', JSON.stringify({ id, object: 'chat.completion', created, model: modelId, choices: [] }));
+    return sseFrame(
+      'message_start',
+      JSON.stringify({ id, object: 'chat.completion', created, model: modelId, choices: [] }),
+    );
   }
 
   event(event: CanonicalEvent): string {
@@ -54,11 +57,18 @@ export class ChatStreamEncoder implements StreamEncoder {
 
   end(): string {
     if (this.#options.wire === 'openai') {
-      const usage = this.#options.includeUsage && this.#usage ? `{${this.#head},"choices":[],"usage":${JSON.stringify(chatUsage(this.#usage))}}` : '';
+      const usage =
+        this.#options.includeUsage && this.#usage
+          ? `{${this.#head},"choices":[],"usage":${JSON.stringify(chatUsage(this.#usage))}}`
+          : '';
       return (usage ? sseFrame(null, usage) : '') + sseFrame(null, '[DONE]');
     }
     const indices = this.#finish.size > 0 ? [...this.#finish.keys()] : [0];
-    const choices = indices.map((index) => ({ index, delta: {}, finish_reason: chatFinishReason(this.#finish.get(index), this.#calledTool.has(index)) }));
+    const choices = indices.map((index) => ({
+      index,
+      delta: {},
+      finish_reason: chatFinishReason(this.#finish.get(index), this.#calledTool.has(index)),
+    }));
     const usage = this.#options.includeUsage && this.#usage ? `,"usage":${JSON.stringify(chatUsage(this.#usage))}` : '';
     return sseFrame('message_stop', `{${this.#head},"choices":${JSON.stringify(choices)}${usage}}`);
   }
@@ -86,7 +96,10 @@ export class ChatStreamEncoder implements StreamEncoder {
 
   #specDelta(index: number, delta: ChatDelta, usage: ChatUsage | undefined): string {
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';
-    return sseFrame('message_delta', `{${this.#head},"choices":[{"index":${index},"delta":${stringifyDelta(delta)}}]${tail}}`);
+    return sseFrame(
+      'message_delta',
+      `{${this.#head},"choices":[{"index":${index},"delta":${stringifyDelta(delta)}}]${tail}}`,
+    );
   }
 
   #openaiChunk(choices: ChatChunkChoice[], usage: ChatUsage | undefined): string {
@@ -98,7 +111,9 @@ export class ChatStreamEncoder implements StreamEncoder {
         delta = { role: 'assistant', content: '', ...delta };
       }
       if (delta.tool_calls) this.#calledTool.add(choice.index);
-      const finish = choice.finish_reason ? `"${chatFinishReason(choice.finish_reason, this.#calledTool.has(choice.index))}"` : 'null';
+      const finish = choice.finish_reason
+        ? `"${chatFinishReason(choice.finish_reason, this.#calledTool.has(choice.index))}"`
+        : 'null';
       return `{"index":${choice.index},"delta":${stringifyDelta(delta)},"logprobs":${JSON.stringify(choice.logprobs ?? null)},"finish_reason":${finish}}`;
     });
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';

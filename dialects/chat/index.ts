@@ -11,7 +11,14 @@ export function createChatDialect(options: ChatDecodeOptions): Dialect<ChatEcho>
     name: 'chat',
     decode: createChatDecoder(options),
     wantsStream: (request) => request.stream === true,
-    streamEncoder: (context, echo) => new ChatStreamEncoder({ id: `chatcmpl-${context.id}`, created: context.created, modelId, wire: context.wire, ...echo }),
+    streamEncoder: (context, echo) =>
+      new ChatStreamEncoder({
+        id: `chatcmpl-${context.id}`,
+        created: context.created,
+        modelId,
+        wire: context.wire,
+        ...echo,
+      }),
     encodeBody: (completion, context) => encodeChatBody(completion, `chatcmpl-${context.id}`, context.created, modelId),
     renderError: renderChatError,
   };

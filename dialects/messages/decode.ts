@@ -23,7 +23,10 @@ export interface MessagesDecoders {
 /** Compiles the validators once, with `max_tokens` bounded by the configured limit (spec: 1..8000). */
 export function createMessagesDecoders(modelId: string, maxTokensLimit: number): MessagesDecoders {
   const validate = compileValidator<MessagesRequest>(withMaxima(schema, { max_tokens: maxTokensLimit }));
-  const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>({ ...withMaxima(schema, {}), required: ['model', 'messages'] });
+  const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>({
+    ...withMaxima(schema, {}),
+    required: ['model', 'messages'],
+  });
   const checkModel = servedModelCheck(modelId, 'anthropic');
   return {
     decode(body) {
@@ -37,8 +40,18 @@ export function createMessagesDecoders(modelId: string, maxTokensLimit: number):
     decodeCount(body) {
       if (typeof body === 'object' && body !== null) {
         const record = body as Record<string, unknown>;
-        if (record.max_tokens !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', "max_tokens: Extra inputs are not permitted; count_tokens takes no 'max_tokens'.", 'max_tokens');
-        if (record.stream !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', "stream: Extra inputs are not permitted; count_tokens never streams.", 'stream');
+        if (record.max_tokens !== undefined)
+          throw new GatewayError(
+            'GW_ERR_REQUEST_INVALID',
+            "max_tokens: Extra inputs are not permitted; count_tokens takes no 'max_tokens'.",
+            'max_tokens',
+          );
+        if (record.stream !== undefined)
+          throw new GatewayError(
+            'GW_ERR_REQUEST_INVALID',
+            'stream: Extra inputs are not permitted; count_tokens never streams.',
+            'stream',
+          );
       }
       const request = validateCount(body);
       checkModel(request.model);

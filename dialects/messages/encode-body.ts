@@ -5,16 +5,28 @@ import { messagesUsage } from './usage.js';
 import { segmentBlocks } from './web-search-blocks.js';
 
 /** The message-dialect response body (spec 2.3) from the upstream's completion. */
-export function encodeMessagesBody(completion: ChatCompletion, id: string, modelId: string, stopSequences: readonly string[]): JsonObject {
+export function encodeMessagesBody(
+  completion: ChatCompletion,
+  id: string,
+  modelId: string,
+  stopSequences: readonly string[],
+): JsonObject {
   const choice = completion.choices[0];
   const content: JsonObject[] = [];
   if (completion.segments !== undefined) content.push(...segmentBlocks(completion.segments));
   else {
-    if (choice?.message.reasoning_content) content.push({ type: 'thinking', thinking: choice.message.reasoning_content, signature: '' });
+    if (choice?.message.reasoning_content)
+      content.push({ type: 'thinking', thinking: choice.message.reasoning_content, signature: '' });
     if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   }
   const calls = choice?.message.tool_calls ?? [];
-  for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseToolInput(call.function.arguments) });
+  for (const call of calls)
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function.name,
+      input: parseToolInput(call.function.arguments),
+    });
   const stop = stopReason(choice?.finish_reason, calls.length > 0, choice?.stop_reason, stopSequences);
   return {
     id,

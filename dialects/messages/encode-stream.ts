@@ -1,4 +1,14 @@
-import type { CanonicalEvent, ChatChunk, ChatChunkChoice, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, SearchCallEvent, SearchResultEvent } from '../../proxy/canonical.js';
+import type {
+  CanonicalEvent,
+  ChatChunk,
+  ChatChunkChoice,
+  ChatToolCallDelta,
+  ChatUsage,
+  CitationEvent,
+  FinishReason,
+  SearchCallEvent,
+  SearchResultEvent,
+} from '../../proxy/canonical.js';
 import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
@@ -77,7 +87,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
     let out = (this.#started ? '' : this.#messageStart()) + this.#close();
     for (const call of this.#waiting.splice(0)) out += this.#openTool(call) + this.#close();
     const stop = stopReason(this.#finish, this.#calledTool, this.#matched, this.#options.stopSequences);
-    out += frame('message_delta', { type: 'message_delta', delta: { stop_reason: stop.reason, stop_sequence: stop.sequence }, usage: messagesUsage(this.#usage) });
+    out += frame('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stop.reason, stop_sequence: stop.sequence },
+      usage: messagesUsage(this.#usage),
+    });
     return out + frame('message_stop', { type: 'message_stop' });
   }
 
@@ -93,7 +107,16 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.#started = true;
     const usage = messagesUsage(this.#usage);
     usage.output_tokens = 0;
-    const message = { id: this.#options.id, type: 'message', role: 'assistant', model: this.#options.modelId, content: [], stop_reason: null, stop_sequence: null, usage };
+    const message = {
+      id: this.#options.id,
+      type: 'message',
+      role: 'assistant',
+      model: this.#options.modelId,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    };
     return frame('message_start', { type: 'message_start', message });
   }
 
@@ -109,8 +132,16 @@ export class MessagesStreamEncoder implements StreamEncoder {
   #searchCall(event: SearchCallEvent): string {
     let out = (this.#started ? '' : this.#messageStart()) + this.#close();
     const index = this.#nextIndex++;
-    out += frame('content_block_start', { type: 'content_block_start', index, content_block: { ...serverToolUseBlock(event.id, event.query), input: {} } });
-    out += frame('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query: event.query }) } });
+    out += frame('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { ...serverToolUseBlock(event.id, event.query), input: {} },
+    });
+    out += frame('content_block_delta', {
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query: event.query }) },
+    });
     return out + frame('content_block_stop', { type: 'content_block_stop', index });
   }
 
@@ -118,7 +149,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
   #searchResult(event: SearchResultEvent): string {
     let out = (this.#started ? '' : this.#messageStart()) + this.#close();
     const index = this.#nextIndex++;
-    out += frame('content_block_start', { type: 'content_block_start', index, content_block: searchResultBlock(event) });
+    out += frame('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: searchResultBlock(event),
+    });
     return out + frame('content_block_stop', { type: 'content_block_stop', index });
   }
 
@@ -126,7 +161,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
   #citation(event: CitationEvent): string {
     if (this.#open.kind !== 'text') return '';
     this.#splitText = true;
-    return this.#delta({ type: 'citations_delta', citation: { type: 'web_search_result_location', ...event.citation } });
+    return this.#delta({
+      type: 'citations_delta',
+      citation: { type: 'web_search_result_location', ...event.citation },
+    });
   }
 
   #choice(choice: ChatChunkChoice): string {
@@ -145,7 +183,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     let out = '';
     let call = this.#calls.get(fragment.index);
     if (call === undefined) {
-      call = { id: fragment.id ?? `toolu_${this.#options.id}_${fragment.index}`, name: fragment.function?.name ?? '', args: '', all: '' };
+      call = {
+        id: fragment.id ?? `toolu_${this.#options.id}_${fragment.index}`,
+        name: fragment.function?.name ?? '',
+        args: '',
+        all: '',
+      };
       this.#calls.set(fragment.index, call);
       this.#waiting.push(fragment.index);
     } else if (this.#waiting.includes(fragment.index)) {
@@ -169,7 +212,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.#calledTool = true;
     const index = this.#nextIndex++;
     this.#open = { kind: 'tool', index, call: upstreamIndex };
-    const start = frame('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
+    const start = frame('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
     return start + this.#flushArgs(call);
   }
 

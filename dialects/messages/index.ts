@@ -17,8 +17,14 @@ export function createMessagesDialect(options: MessagesDialectOptions): Dialect<
     name: 'messages',
     decode: (body) => decoders.decode(body),
     wantsStream: (request) => request.stream === true,
-    streamEncoder: (context, echo) => new MessagesStreamEncoder({ id: `msg_${context.id}`, modelId: options.modelId, stopSequences: echo.stopSequences }),
-    encodeBody: (completion, context, echo) => encodeMessagesBody(completion, `msg_${context.id}`, options.modelId, echo.stopSequences),
+    streamEncoder: (context, echo) =>
+      new MessagesStreamEncoder({
+        id: `msg_${context.id}`,
+        modelId: options.modelId,
+        stopSequences: echo.stopSequences,
+      }),
+    encodeBody: (completion, context, echo) =>
+      encodeMessagesBody(completion, `msg_${context.id}`, options.modelId, echo.stopSequences),
     renderError: renderMessagesError,
     countTokens: {
       decode: (body) => decoders.decodeCount(body),

@@ -1,6 +1,23 @@
-import { SEARCH_FUNCTION_NAME, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolCall, type ChatToolChoice, type ReplayedSearch } from '../../proxy/canonical.js';
+import {
+  SEARCH_FUNCTION_NAME,
+  type ChatFunctionTool,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatToolCall,
+  type ChatToolChoice,
+  type ReplayedSearch,
+} from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
-import type { ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolChoiceParam, ToolParam, ToolResultBlock, ToolUseBlock } from './types.js';
+import type {
+  ContentBlock,
+  MessageParam,
+  MessagesRequest,
+  TextBlock,
+  ToolChoiceParam,
+  ToolParam,
+  ToolResultBlock,
+  ToolUseBlock,
+} from './types.js';
 import { isSearchTool, replayedCall, replayedResult, webSearchOptions } from './web-search.js';
 
 /** A validated message-dialect request → the canonical chat request (the model id is checked by the caller). */
@@ -21,20 +38,31 @@ export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { 
   const tools: ChatFunctionTool[] = [];
   request.tools?.forEach((tool, index) => {
     if (!isSearchTool(tool)) tools.push(chatTool(tool, index));
-    else if (chat.web_search !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}]': only one web search tool may be given.`, `tools[${index}].type`);
+    else if (chat.web_search !== undefined)
+      throw new GatewayError(
+        'GW_ERR_REQUEST_INVALID',
+        `Invalid value for 'tools[${index}]': only one web search tool may be given.`,
+        `tools[${index}].type`,
+      );
     else chat.web_search = webSearchOptions(tool, index);
   });
   if (chat.web_search !== undefined) refuseNameClash(request.tools ?? []);
   if (tools.length > 0) chat.tools = tools;
   // The search plugin offers its function tool beside the client's; a choice then has a tool to choose.
-  if (tools.length > 0 || chat.web_search !== undefined) applyToolChoice(chat, request.tool_choice, tools, chat.web_search !== undefined);
+  if (tools.length > 0 || chat.web_search !== undefined)
+    applyToolChoice(chat, request.tool_choice, tools, chat.web_search !== undefined);
   return chat;
 }
 
 /** With server search on, its name belongs to it: a client tool of the same name would be ambiguous. */
 function refuseNameClash(tools: ToolParam[]): void {
   const index = tools.findIndex((tool) => !isSearchTool(tool) && tool.name === SEARCH_FUNCTION_NAME);
-  if (index >= 0) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`, `tools[${index}].name`);
+  if (index >= 0)
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid value for 'tools[${index}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`,
+      `tools[${index}].name`,
+    );
 }
 
 function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>, replay: ReplayedSearch[]): ChatMessage[] {
@@ -43,7 +71,8 @@ function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>, rep
   else if (request.system !== undefined) system.push(joinText(request.system));
   const out: ChatMessage[] = [];
   request.messages.forEach((message, index) => {
-    if (message.role === 'system') system.push(typeof message.content === 'string' ? message.content : joinText(textBlocks(message.content, index)));
+    if (message.role === 'system')
+      system.push(typeof message.content === 'string' ? message.content : joinText(textBlocks(message.content, index)));
     else if (message.role === 'user') out.push(...userMessages(message, index));
     else out.push(...assistantMessages(message, index, replay));
   });
@@ -57,7 +86,8 @@ function userMessages(message: MessageParam, index: number): ChatMessage[] {
   const out: ChatMessage[] = [];
   const text: TextBlock[] = [];
   message.content.forEach((block, blockIndex) => {
-    if (block.type === 'tool_result') out.push(toolMessage(block as ToolResultBlock, `messages[${index}].content[${blockIndex}]`));
+    if (block.type === 'tool_result')
+      out.push(toolMessage(block as ToolResultBlock, `messages[${index}].content[${blockIndex}]`));
     else if (block.type === 'text') text.push(block as TextBlock);
     else refuseBlock(block, `messages[${index}].content[${blockIndex}]`);
   });
@@ -75,7 +105,10 @@ function assistantMessages(message: MessageParam, index: number, replay: Replaye
   let text: TextBlock[] = [];
   let calls: ChatToolCall[] = [];
   const flush = (): void => {
-    const chat: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: text.length > 0 ? joinAnswerText(text) : null };
+    const chat: Extract<ChatMessage, { role: 'assistant' }> = {
+      role: 'assistant',
+      content: text.length > 0 ? joinAnswerText(text) : null,
+    };
     if (calls.length > 0) chat.tool_calls = calls;
     out.push(chat);
     text = [];
@@ -87,7 +120,8 @@ function assistantMessages(message: MessageParam, index: number, replay: Replaye
     else if (block.type === 'tool_use') {
       const use = block as ToolUseBlock;
       calls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input) } });
-    } else if (block.type === 'server_tool_use') calls.push(replayedCall(block as ContentBlock & Record<string, unknown>, param));
+    } else if (block.type === 'server_tool_use')
+      calls.push(replayedCall(block as ContentBlock & Record<string, unknown>, param));
     else if (block.type === 'web_search_tool_result') {
       const restored = replayedResult(block as ContentBlock & Record<string, unknown>, param, calls);
       flush();
@@ -102,8 +136,17 @@ function assistantMessages(message: MessageParam, index: number, replay: Replaye
 }
 
 function toolMessage(block: ToolResultBlock, param: string): ChatMessage {
-  const content = block.content === undefined ? '' : typeof block.content === 'string' ? block.content : joinText(textBlocks(block.content as ContentBlock[], param));
-  return { role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${content}` : content };
+  const content =
+    block.content === undefined
+      ? ''
+      : typeof block.content === 'string'
+        ? block.content
+        : joinText(textBlocks(block.content as ContentBlock[], param));
+  return {
+    role: 'tool',
+    tool_call_id: block.tool_use_id,
+    content: block.is_error === true ? `Error: ${content}` : content,
+  };
 }
 
 function textBlocks(blocks: ContentBlock[], param: string | number): TextBlock[] {
@@ -132,39 +175,73 @@ function joinText(blocks: TextBlock[]): string {
 
 /** Blocks a text-only model cannot take are refused, never silently dropped. */
 function refuseBlock(block: ContentBlock, param: string): never {
-  const why = block.type === 'image' || block.type === 'document'
-    ? `this model reads text only; '${block.type}' blocks are not supported`
-    : block.type === 'server_tool_use' || block.type === 'web_search_tool_result'
-      ? 'server tool blocks belong in assistant turns'
-      : `'${block.type}' blocks are not supported here`;
+  const why =
+    block.type === 'image' || block.type === 'document'
+      ? `this model reads text only; '${block.type}' blocks are not supported`
+      : block.type === 'server_tool_use' || block.type === 'web_search_tool_result'
+        ? 'server tool blocks belong in assistant turns'
+        : `'${block.type}' blocks are not supported here`;
   throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${param}': ${why}.`, `${param}.type`);
 }
 
 function chatTool(tool: ToolParam, index: number): ChatFunctionTool {
   if (tool.type !== undefined && tool.type !== 'custom') {
     const param = `tools[${index}].type`;
-    if (tool.type.startsWith('web_search_')) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', `The server tool '${tool.type}' needs web search, which is not enabled on this gateway.`, param);
-    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', `The server tool '${tool.type}' is not supported; only client tools (name, description, input_schema) are.`, param);
+    if (tool.type.startsWith('web_search_'))
+      throw new GatewayError(
+        'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
+        `The server tool '${tool.type}' needs web search, which is not enabled on this gateway.`,
+        param,
+      );
+    throw new GatewayError(
+      'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
+      `The server tool '${tool.type}' is not supported; only client tools (name, description, input_schema) are.`,
+      param,
+    );
   }
-  if (tool.input_schema === undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Missing required field 'tools[${index}].input_schema'.`, `tools[${index}].input_schema`);
+  if (tool.input_schema === undefined)
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Missing required field 'tools[${index}].input_schema'.`,
+      `tools[${index}].input_schema`,
+    );
   const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
   if (tool.description !== undefined) fn.description = tool.description;
   return { type: 'function', function: fn };
 }
 
 /** The spec's strings (`auto`, `required`, a tool name) and Anthropic's objects (`{type: auto|any|tool|none}`). */
-function applyToolChoice(chat: ChatRequest, choice: ToolChoiceParam | undefined, tools: ChatFunctionTool[], search: boolean): void {
+function applyToolChoice(
+  chat: ChatRequest,
+  choice: ToolChoiceParam | undefined,
+  tools: ChatFunctionTool[],
+  search: boolean,
+): void {
   if (choice === undefined) return;
   const named = (name: string): ChatToolChoice => {
     if (!tools.some((tool) => tool.function.name === name) && !(search && name === SEARCH_FUNCTION_NAME)) {
-      throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`, 'tool_choice');
+      throw new GatewayError(
+        'GW_ERR_REQUEST_INVALID',
+        `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`,
+        'tool_choice',
+      );
     }
     return { type: 'function', function: { name } };
   };
   if (typeof choice === 'string') {
-    chat.tool_choice = choice === 'auto' || choice === 'none' ? choice : choice === 'required' || choice === 'any' ? 'required' : named(choice);
+    chat.tool_choice =
+      choice === 'auto' || choice === 'none'
+        ? choice
+        : choice === 'required' || choice === 'any'
+          ? 'required'
+          : named(choice);
     return;
   }
-  chat.tool_choice = choice.type === 'auto' || choice.type === 'none' ? choice.type : choice.type === 'any' ? 'required' : named(choice.name ?? '');
+  chat.tool_choice =
+    choice.type === 'auto' || choice.type === 'none'
+      ? choice.type
+      : choice.type === 'any'
+        ? 'required'
+        : named(choice.name ?? '');
   if (choice.disable_parallel_tool_use === true) chat.parallel_tool_calls = false;
 }

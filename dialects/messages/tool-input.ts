@@ -3,7 +3,9 @@ export function parseToolInput(argumentsText: string): Record<string, unknown> {
   if (argumentsText.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(argumentsText);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

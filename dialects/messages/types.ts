@@ -1,10 +1,29 @@
 // The message dialect's request as the decoder reads it (after schema validation).
 
-export interface TextBlock { type: 'text'; text: string }
-export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-export interface ToolResultBlock { type: 'tool_result'; tool_use_id: string; content?: string | Array<{ type: string; text?: string }>; is_error?: boolean }
-export interface ThinkingBlock { type: 'thinking'; thinking: string; signature?: string }
-export interface OtherBlock { type: string }
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | Array<{ type: string; text?: string }>;
+  is_error?: boolean;
+}
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature?: string;
+}
+export interface OtherBlock {
+  type: string;
+}
 export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | OtherBlock;
 
 export interface MessageParam {
@@ -19,7 +38,8 @@ export interface ToolParam {
   input_schema?: Record<string, unknown>;
 }
 
-export type ToolChoiceParam = string | { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disable_parallel_tool_use?: boolean };
+export type ToolChoiceParam =
+  string | { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disable_parallel_tool_use?: boolean };
 
 export interface MessagesRequest {
   model: string;

@@ -28,6 +28,7 @@ export function messagesUsage(usage: ChatUsage | null | undefined): MessagesUsag
     cache_read_input_tokens: read,
     cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
   };
-  if (usage?.web_search_requests !== undefined) result.server_tool_use = { web_search_requests: usage.web_search_requests };
+  if (usage?.web_search_requests !== undefined)
+    result.server_tool_use = { web_search_requests: usage.web_search_requests };
   return result;
 }

@@ -10,9 +10,16 @@ export function serverToolUseBlock(id: string, query: string): JsonObject {
 }
 
 export function searchResultBlock(result: Pick<SearchResultEvent, 'id' | 'results' | 'error_code'>): JsonObject {
-  const content = result.error_code !== undefined
-    ? { type: 'web_search_tool_result_error', error_code: result.error_code }
-    : result.results.map((source) => ({ type: 'web_search_result', url: source.url, title: source.title, page_age: source.page_age, encrypted_content: source.encrypted_content }));
+  const content =
+    result.error_code !== undefined
+      ? { type: 'web_search_tool_result_error', error_code: result.error_code }
+      : result.results.map((source) => ({
+          type: 'web_search_result',
+          url: source.url,
+          title: source.title,
+          page_age: source.page_age,
+          encrypted_content: source.encrypted_content,
+        }));
   return { type: 'web_search_tool_result', tool_use_id: serverToolUseId(result.id), content };
 }
 
@@ -23,7 +30,11 @@ export function segmentBlocks(segments: readonly CompletionSegment[]): JsonObjec
       case 'text':
         return segment.citations.length === 0
           ? { type: 'text', text: segment.text }
-          : { type: 'text', text: segment.text, citations: segment.citations.map(({ citation }) => ({ type: 'web_search_result_location', ...citation })) };
+          : {
+              type: 'text',
+              text: segment.text,
+              citations: segment.citations.map(({ citation }) => ({ type: 'web_search_result_location', ...citation })),
+            };
       case 'reasoning':
         return { type: 'thinking', thinking: segment.text, signature: '' };
       case 'search_call':

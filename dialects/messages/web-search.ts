@@ -1,7 +1,14 @@
 // The message dialect's server search tool (spec 2.2, rule 6) and its replayed blocks, decoded into the
 // canonical request's gateway-side fields; the search plugin runs them, and without it the upstream
 // call refuses them with the messages below.
-import { SEARCH_FUNCTION_NAME, type ChatMessage, type ChatToolCall, type ReplayedSearch, type SearchUserLocation, type WebSearchOptions } from '../../proxy/canonical.js';
+import {
+  SEARCH_FUNCTION_NAME,
+  type ChatMessage,
+  type ChatToolCall,
+  type ReplayedSearch,
+  type SearchUserLocation,
+  type WebSearchOptions,
+} from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { ContentBlock, ToolParam } from './types.js';
 
@@ -20,21 +27,34 @@ export function isSearchTool(tool: ToolParam): boolean {
 export function webSearchOptions(param: ToolParam, index: number): WebSearchOptions {
   const tool = param as ToolParam & Record<string, unknown>;
   const at = (field: string): string => `tools[${index}].${field}`;
-  const invalid = (field: string, why: string): GatewayError => new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${at(field)}': ${why}.`, at(field));
-  if (tool.name !== SEARCH_FUNCTION_NAME) throw invalid('name', `the '${tool.type}' tool must be named '${SEARCH_FUNCTION_NAME}'`);
+  const invalid = (field: string, why: string): GatewayError =>
+    new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${at(field)}': ${why}.`, at(field));
+  if (tool.name !== SEARCH_FUNCTION_NAME)
+    throw invalid('name', `the '${tool.type}' tool must be named '${SEARCH_FUNCTION_NAME}'`);
   const maxUses = tool.max_uses ?? DEFAULT_MAX_USES;
-  if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 1 || maxUses > MAX_USES_LIMIT) throw invalid('max_uses', `must be an integer from 1 to ${MAX_USES_LIMIT}`);
+  if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 1 || maxUses > MAX_USES_LIMIT)
+    throw invalid('max_uses', `must be an integer from 1 to ${MAX_USES_LIMIT}`);
   const options: WebSearchOptions = {
     max_uses: maxUses,
     context_size: 'medium',
-    unavailable: { message: `The server tool '${tool.type}' needs web search, which is not enabled on this gateway.`, param: at('type') },
+    unavailable: {
+      message: `The server tool '${tool.type}' needs web search, which is not enabled on this gateway.`,
+      param: at('type'),
+    },
   };
   const allowed = domains(tool.allowed_domains, () => invalid('allowed_domains', 'must be an array of domain strings'));
   const blocked = domains(tool.blocked_domains, () => invalid('blocked_domains', 'must be an array of domain strings'));
-  if (allowed !== undefined && blocked !== undefined) throw invalid('blocked_domains', "use either 'allowed_domains' or 'blocked_domains', not both");
+  if (allowed !== undefined && blocked !== undefined)
+    throw invalid('blocked_domains', "use either 'allowed_domains' or 'blocked_domains', not both");
   if (allowed !== undefined) options.allowed_domains = allowed;
   if (blocked !== undefined) options.blocked_domains = blocked;
-  if (tool.user_location != null) options.user_location = userLocation(tool.user_location, () => invalid('user_location', "must be an object with 'type' 'approximate' and optional string city, region, country, timezone"));
+  if (tool.user_location != null)
+    options.user_location = userLocation(tool.user_location, () =>
+      invalid(
+        'user_location',
+        "must be an object with 'type' 'approximate' and optional string city, region, country, timezone",
+      ),
+    );
   return options;
 }
 
@@ -62,9 +82,14 @@ export function userLocation(value: unknown, fail: () => GatewayError): SearchUs
 /** A replayed `server_tool_use` block: the assistant's call of the search function (other server tools: 400). */
 export function replayedCall(block: ContentBlock & Record<string, unknown>, param: string): ChatToolCall {
   if (block.name !== SEARCH_FUNCTION_NAME) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${param}': the server tool '${String(block.name)}' is not supported; only '${SEARCH_FUNCTION_NAME}' is.`, `${param}.name`);
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid block at '${param}': the server tool '${String(block.name)}' is not supported; only '${SEARCH_FUNCTION_NAME}' is.`,
+      `${param}.name`,
+    );
   }
-  if (typeof block.id !== 'string' || block.id === '') throw new GatewayError('GW_ERR_REQUEST_INVALID', `Missing required field '${param}.id'.`, `${param}.id`);
+  if (typeof block.id !== 'string' || block.id === '')
+    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Missing required field '${param}.id'.`, `${param}.id`);
   const input = typeof block.input === 'object' && block.input !== null ? block.input : {};
   return { id: block.id, type: 'function', function: { name: SEARCH_FUNCTION_NAME, arguments: JSON.stringify(input) } };
 }
@@ -73,10 +98,21 @@ export function replayedCall(block: ContentBlock & Record<string, unknown>, para
  * A replayed `web_search_tool_result` block: the tool message that answers its call (its text is
  * filled in by the search plugin once the sealed contents are verified) and the replay record.
  */
-export function replayedResult(block: ContentBlock & Record<string, unknown>, param: string, calls: readonly ChatToolCall[]): { message: ChatMessage; replay: ReplayedSearch } {
+export function replayedResult(
+  block: ContentBlock & Record<string, unknown>,
+  param: string,
+  calls: readonly ChatToolCall[],
+): { message: ChatMessage; replay: ReplayedSearch } {
   const id = block.tool_use_id;
   if (typeof id !== 'string' || !calls.some((call) => call.id === id)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${param}': 'tool_use_id' must name a 'server_tool_use' block before it in the same turn.`, `${param}.tool_use_id`);
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid block at '${param}': 'tool_use_id' must name a 'server_tool_use' block before it in the same turn.`,
+      `${param}.tool_use_id`,
+    );
   }
-  return { message: { role: 'tool', tool_call_id: id, content: '' }, replay: { tool_call_id: id, param, content: block.content } };
+  return {
+    message: { role: 'tool', tool_call_id: id, content: '' },
+    replay: { tool_call_id: id, param, content: block.content },
+  };
 }

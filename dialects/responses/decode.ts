@@ -19,9 +19,13 @@ export interface ResponsesDecodeOptions {
  * naming the field, 404 for another model) and returns the canonical request, with the validated
  * request as the echo: the response object repeats it as OpenAI's does (instructions, tools, sampling).
  */
-export function createResponsesDecoder(options: ResponsesDecodeOptions): (body: unknown) => DecodedRequest<ResponsesRequest> {
+export function createResponsesDecoder(
+  options: ResponsesDecodeOptions,
+): (body: unknown) => DecodedRequest<ResponsesRequest> {
   const limit = options.maxOutputTokens;
-  const validate = compileValidator<ResponsesRequest>(withMaxima(schema, { max_output_tokens: limit, max_tokens: limit }));
+  const validate = compileValidator<ResponsesRequest>(
+    withMaxima(schema, { max_output_tokens: limit, max_tokens: limit }),
+  );
   const checkModel = servedModelCheck(options.modelId, 'openai');
   return (body) => {
     refuseUnsupported(body, options.functionTools);

@@ -1,6 +1,17 @@
 import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
 import { outcomeOf } from './outcome.js';
-import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
+import {
+  callItemId,
+  codePoints,
+  fallbackCallId,
+  messageItem,
+  messageItemId,
+  responseObject,
+  responsesUsage,
+  searchItemId,
+  urlCitation,
+  type ResponseContext,
+} from './response-object.js';
 import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /**
@@ -33,7 +44,11 @@ export function encodeResponsesBody(completion: ChatCompletion, context: Respons
  * text opens the next one), `web_search_call` items say `failed` when the search errored, and each citation is a
  * `url_citation` on the marker that ends its segment.
  */
-function segmentItems(segments: readonly CompletionSegment[], context: ResponseContext, lastStatus: ResponseStatus): OutputItem[] {
+function segmentItems(
+  segments: readonly CompletionSegment[],
+  context: ResponseContext,
+  lastStatus: ResponseStatus,
+): OutputItem[] {
   const items: OutputItem[] = [];
   const searches = new Map<string, OutputWebSearchCall>();
   let message: OutputMessage | undefined;
@@ -50,12 +65,18 @@ function segmentItems(segments: readonly CompletionSegment[], context: ResponseC
         const part = message.content[0]!;
         part.text += segment.text;
         length += codePoints(segment.text);
-        for (const { marker, citation } of segment.citations) part.annotations.push(urlCitation(length, marker, citation.url, citation.title));
+        for (const { marker, citation } of segment.citations)
+          part.annotations.push(urlCitation(length, marker, citation.url, citation.title));
         break;
       }
       case 'search_call': {
         message = undefined;
-        const item: OutputWebSearchCall = { type: 'web_search_call', id: searchItemId(segment.id), status: 'completed', action: { type: 'search', query: segment.query } };
+        const item: OutputWebSearchCall = {
+          type: 'web_search_call',
+          id: searchItemId(segment.id),
+          status: 'completed',
+          action: { type: 'search', query: segment.query },
+        };
         items.push(item);
         searches.set(segment.id, item);
         break;

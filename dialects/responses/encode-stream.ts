@@ -1,10 +1,32 @@
-import type { CanonicalEvent, ChatChunk, ChatToolCallDelta, ChatUsage, CitationEvent, FinishReason, JsonObject, SearchCallEvent, SearchResultEvent } from '../../proxy/canonical.js';
+import type {
+  CanonicalEvent,
+  ChatChunk,
+  ChatToolCallDelta,
+  ChatUsage,
+  CitationEvent,
+  FinishReason,
+  JsonObject,
+  SearchCallEvent,
+  SearchResultEvent,
+} from '../../proxy/canonical.js';
 import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
 import { renderChatError } from '../chat/errors.js';
 import { outcomeOf, type ResponseOutcome } from './outcome.js';
-import { callItemId, codePoints, fallbackCallId, messageItem, messageItemId, responseId, responseObject, responsesUsage, searchItemId, urlCitation, type ResponseContext } from './response-object.js';
+import {
+  callItemId,
+  codePoints,
+  fallbackCallId,
+  messageItem,
+  messageItemId,
+  responseId,
+  responseObject,
+  responsesUsage,
+  searchItemId,
+  urlCitation,
+  type ResponseContext,
+} from './response-object.js';
 import type { OutputFunctionCall, OutputItem, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /** A message item of the stream: open from its first text until a tool call starts or the stream ends. */
@@ -73,9 +95,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   start(): string {
-    const response = JSON.stringify(responseObject(this.#context, { status: 'in_progress', output: [], usage: null, outcome: null }));
+    const response = JSON.stringify(
+      responseObject(this.#context, { status: 'in_progress', output: [], usage: null, outcome: null }),
+    );
     const { created, modelId } = this.#context;
-    const spec = this.#spec ? `"id":"${responseId(this.#context)}","object":"response","created":${created},"model":${JSON.stringify(modelId)},` : '';
+    const spec = this.#spec
+      ? `"id":"${responseId(this.#context)}","object":"response","created":${created},"model":${JSON.stringify(modelId)},`
+      : '';
     return this.#frame('response.created', `${spec}"response":${response}`);
   }
 
@@ -101,10 +127,18 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     for (const item of this.#items) {
       if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
       else if (item.kind === 'function_call') out += this.#closeCall(item, outcome.status);
-      else if (item.kind === 'web_search_call' && item.status === 'searching') out += this.#closeSearch(item, 'completed');
+      else if (item.kind === 'web_search_call' && item.status === 'searching')
+        out += this.#closeSearch(item, 'completed');
     }
     const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
-    const response = JSON.stringify(responseObject(this.#context, { status: outcome.status, output: this.#items.map(outputItem), usage: responsesUsage(this.#usage), outcome }));
+    const response = JSON.stringify(
+      responseObject(this.#context, {
+        status: outcome.status,
+        output: this.#items.map(outputItem),
+        usage: responsesUsage(this.#usage),
+        outcome,
+      }),
+    );
     const spec = this.#spec ? this.#specEnd(type, outcome) : '';
     return out + this.#frame(type, `${spec}"response":${response}`);
   }
@@ -145,12 +179,26 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const outputIndex = this.#items.length;
     const spec = this.#spec ? '"object":"response.delta",' : '';
     const deltaHead = `${spec}"item_id":"${id}","output_index":${outputIndex},"content_index":0,"delta":`;
-    const message: StreamMessage = { kind: 'message', id, outputIndex, text: '', status: 'in_progress', deltaHead, length: 0, annotations: [] };
+    const message: StreamMessage = {
+      kind: 'message',
+      id,
+      outputIndex,
+      text: '',
+      status: 'in_progress',
+      deltaHead,
+      length: 0,
+      annotations: [],
+    };
     this.#items.push(message);
     this.#message = message;
     const item = { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] };
-    return this.#frame('response.output_item.added', `"output_index":${outputIndex},"item":${JSON.stringify(item)}`)
-      + this.#frame('response.content_part.added', `"item_id":"${id}","output_index":${outputIndex},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`);
+    return (
+      this.#frame('response.output_item.added', `"output_index":${outputIndex},"item":${JSON.stringify(item)}`) +
+      this.#frame(
+        'response.content_part.added',
+        `"item_id":"${id}","output_index":${outputIndex},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`,
+      )
+    );
   }
 
   #closeMessage(message: StreamMessage, status: ResponseStatus): string {
@@ -160,19 +208,33 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const head = `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0`;
     const text = JSON.stringify(message.text);
     const annotations = JSON.stringify(message.annotations);
-    return this.#frame('response.output_text.done', `${head},"text":${text},"logprobs":[]`)
-      + this.#frame('response.content_part.done', `${head},"part":{"type":"output_text","text":${text},"annotations":${annotations}}`)
-      + this.#frame('response.output_item.done', `"output_index":${message.outputIndex},"item":${JSON.stringify(item)}`);
+    return (
+      this.#frame('response.output_text.done', `${head},"text":${text},"logprobs":[]`) +
+      this.#frame(
+        'response.content_part.done',
+        `${head},"part":{"type":"output_text","text":${text},"annotations":${annotations}}`,
+      ) +
+      this.#frame('response.output_item.done', `"output_index":${message.outputIndex},"item":${JSON.stringify(item)}`)
+    );
   }
 
   /** A search starts: the message before it is finished; its item is added, in progress, then searching. */
   #searchCall(event: SearchCallEvent): string {
     let out = this.#message !== undefined ? this.#closeMessage(this.#message, 'completed') : '';
-    const search: StreamSearch = { kind: 'web_search_call', id: searchItemId(event.id), outputIndex: this.#items.length, query: event.query, status: 'in_progress' };
+    const search: StreamSearch = {
+      kind: 'web_search_call',
+      id: searchItemId(event.id),
+      outputIndex: this.#items.length,
+      query: event.query,
+      status: 'in_progress',
+    };
     this.#items.push(search);
     this.#searches.set(event.id, search);
     const head = `"item_id":"${search.id}","output_index":${search.outputIndex}`;
-    out += this.#frame('response.output_item.added', `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`);
+    out += this.#frame(
+      'response.output_item.added',
+      `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`,
+    );
     out += this.#frame('response.web_search_call.in_progress', head);
     search.status = 'searching';
     return out + this.#frame('response.web_search_call.searching', head);
@@ -186,8 +248,16 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   #closeSearch(search: StreamSearch, status: 'completed' | 'failed'): string {
     search.status = status;
-    return this.#frame('response.web_search_call.completed', `"item_id":"${search.id}","output_index":${search.outputIndex}`)
-      + this.#frame('response.output_item.done', `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`);
+    return (
+      this.#frame(
+        'response.web_search_call.completed',
+        `"item_id":"${search.id}","output_index":${search.outputIndex}`,
+      ) +
+      this.#frame(
+        'response.output_item.done',
+        `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`,
+      )
+    );
   }
 
   /** A `url_citation` on the marker that ends the open message's text. */
@@ -196,7 +266,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (message === undefined) return '';
     const annotation = urlCitation(message.length, event.marker, event.citation.url, event.citation.title);
     const index = message.annotations.push(annotation) - 1;
-    return this.#frame('response.output_text.annotation.added', `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"annotation_index":${index},"annotation":${JSON.stringify(annotation)}`);
+    return this.#frame(
+      'response.output_text.annotation.added',
+      `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"annotation_index":${index},"annotation":${JSON.stringify(annotation)}`,
+    );
   }
 
   #toolFragment(fragment: ChatToolCallDelta): string {
@@ -206,25 +279,47 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       // Text before a call is a finished message: its item closes before the call's opens.
       if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
       const n = this.#calls.size;
-      call = { kind: 'function_call', id: callItemId(this.#context, n), outputIndex: this.#items.length, callId: fragment.id || fallbackCallId(this.#context, n), name: fragment.function?.name ?? '', arguments: '', status: 'in_progress' };
+      call = {
+        kind: 'function_call',
+        id: callItemId(this.#context, n),
+        outputIndex: this.#items.length,
+        callId: fragment.id || fallbackCallId(this.#context, n),
+        name: fragment.function?.name ?? '',
+        arguments: '',
+        status: 'in_progress',
+      };
       this.#calls.set(fragment.index, call);
       this.#items.push(call);
-      out += this.#frame('response.output_item.added', `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`);
+      out += this.#frame(
+        'response.output_item.added',
+        `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`,
+      );
     } else if (fragment.function?.name && call.name === '') {
       call.name = fragment.function.name;
     }
     const delta = fragment.function?.arguments;
     if (delta) {
       call.arguments += delta;
-      out += this.#frame('response.function_call_arguments.delta', `"item_id":"${call.id}","output_index":${call.outputIndex},"delta":${JSON.stringify(delta)}`);
+      out += this.#frame(
+        'response.function_call_arguments.delta',
+        `"item_id":"${call.id}","output_index":${call.outputIndex},"delta":${JSON.stringify(delta)}`,
+      );
     }
     return out;
   }
 
   #closeCall(call: StreamCall, status: ResponseStatus): string {
     call.status = status;
-    return this.#frame('response.function_call_arguments.done', `"item_id":"${call.id}","output_index":${call.outputIndex},"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments)}`)
-      + this.#frame('response.output_item.done', `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`);
+    return (
+      this.#frame(
+        'response.function_call_arguments.done',
+        `"item_id":"${call.id}","output_index":${call.outputIndex},"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments)}`,
+      ) +
+      this.#frame(
+        'response.output_item.done',
+        `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`,
+      )
+    );
   }
 
   #specEnd(type: string, outcome: ResponseOutcome): string {
@@ -239,8 +334,16 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
 function outputItem(item: StreamItem): OutputItem {
   if (item.kind === 'message') return messageItem(item.id, item.text, item.status, item.annotations);
-  if (item.kind === 'web_search_call') return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
-  const call: OutputFunctionCall = { type: 'function_call', id: item.id, call_id: item.callId, name: item.name, arguments: item.arguments, status: item.status };
+  if (item.kind === 'web_search_call')
+    return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
+  const call: OutputFunctionCall = {
+    type: 'function_call',
+    id: item.id,
+    call_id: item.callId,
+    name: item.name,
+    arguments: item.arguments,
+    status: item.status,
+  };
   return call;
 }
 

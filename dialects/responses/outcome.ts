@@ -8,8 +8,16 @@ export interface ResponseOutcome {
 }
 
 const COMPLETED: ResponseOutcome = { status: 'completed', finishReason: 'stop', incompleteDetails: null };
-const CUT: ResponseOutcome = { status: 'incomplete', finishReason: 'length', incompleteDetails: { reason: 'max_output_tokens' } };
-const FILTERED: ResponseOutcome = { status: 'incomplete', finishReason: 'content_filter', incompleteDetails: { reason: 'content_filter' } };
+const CUT: ResponseOutcome = {
+  status: 'incomplete',
+  finishReason: 'length',
+  incompleteDetails: { reason: 'max_output_tokens' },
+};
+const FILTERED: ResponseOutcome = {
+  status: 'incomplete',
+  finishReason: 'content_filter',
+  incompleteDetails: { reason: 'content_filter' },
+};
 
 /** The upstream's finish_reason → the response's outcome. A turn that called tools is `completed` (spec 3.2). */
 export function outcomeOf(reason: FinishReason | null | undefined): ResponseOutcome {

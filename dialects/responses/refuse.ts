@@ -1,12 +1,19 @@
 import { GatewayError } from '../../proxy/errors.js';
 
 /** Spec rule 10: the dialect keeps no state, so nothing can refer to an earlier response. */
-const STATELESS = 'this gateway keeps no responses or conversations (the responses dialect is stateless), so the client carries the history: send the earlier turns, output items included, in \'input\'.';
+const STATELESS =
+  "this gateway keeps no responses or conversations (the responses dialect is stateless), so the client carries the history: send the earlier turns, output items included, in 'input'.";
 
 /** Spec rule 5. */
-const NO_FUNCTION_TOOLS = 'Function tool calling is not supported on /v1/responses; use /v1/chat/completions or /v1/messages for tools.';
+const NO_FUNCTION_TOOLS =
+  'Function tool calling is not supported on /v1/responses; use /v1/chat/completions or /v1/messages for tools.';
 
-export const SEARCH_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
+export const SEARCH_TOOLS: ReadonlySet<string> = new Set([
+  'web_search',
+  'web_search_preview',
+  'web_search_2025_08_26',
+  'web_search_preview_2025_03_11',
+]);
 
 /**
  * What the dialect refuses, and why, checked on the raw body before the schema so the message can explain:
@@ -16,14 +23,28 @@ export const SEARCH_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_sea
 export function refuseUnsupported(body: unknown, functionTools: boolean): void {
   if (!isRecord(body)) return;
   for (const field of ['previous_response_id', 'conversation'] as const) {
-    if (body[field] != null) throw new GatewayError('GW_ERR_REQUEST_INVALID', `'${field}' cannot be used: ${STATELESS}`, field);
+    if (body[field] != null)
+      throw new GatewayError('GW_ERR_REQUEST_INVALID', `'${field}' cannot be used: ${STATELESS}`, field);
   }
-  if (body.background === true) throw new GatewayError('GW_ERR_REQUEST_INVALID', `'background' responses cannot be used: ${STATELESS}`, 'background');
-  if (body.prompt != null) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Stored prompt templates ('prompt') cannot be used: ${STATELESS}`, 'prompt');
-  if (Array.isArray(body.tools)) body.tools.forEach((tool: unknown, index) => refuseTool(tool, `tools[${index}].type`, functionTools));
-  if (Array.isArray(body.input)) body.input.forEach((item: unknown, index) => refuseItem(item, `input[${index}].type`, functionTools));
+  if (body.background === true)
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `'background' responses cannot be used: ${STATELESS}`,
+      'background',
+    );
+  if (body.prompt != null)
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Stored prompt templates ('prompt') cannot be used: ${STATELESS}`,
+      'prompt',
+    );
+  if (Array.isArray(body.tools))
+    body.tools.forEach((tool: unknown, index) => refuseTool(tool, `tools[${index}].type`, functionTools));
+  if (Array.isArray(body.input))
+    body.input.forEach((item: unknown, index) => refuseItem(item, `input[${index}].type`, functionTools));
   const choice = body.tool_choice;
-  if (!functionTools && isRecord(choice) && choice.type === 'function') throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', NO_FUNCTION_TOOLS, 'tool_choice');
+  if (!functionTools && isRecord(choice) && choice.type === 'function')
+    throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', NO_FUNCTION_TOOLS, 'tool_choice');
 }
 
 function refuseTool(tool: unknown, param: string, functionTools: boolean): void {
@@ -36,13 +57,21 @@ function refuseTool(tool: unknown, param: string, functionTools: boolean): void 
   }
   if (SEARCH_TOOLS.has(type)) return;
   const allowed = functionTools ? "'web_search' and 'function' tools are" : "the 'web_search' tool is";
-  throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', `Tool type '${type}' is not supported on /v1/responses; only ${allowed}.`, param);
+  throw new GatewayError(
+    'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
+    `Tool type '${type}' is not supported on /v1/responses; only ${allowed}.`,
+    param,
+  );
 }
 
 function refuseItem(item: unknown, param: string, functionTools: boolean): void {
   const type = isRecord(item) ? item.type : undefined;
   if (type === 'item_reference') {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Input items of type 'item_reference' cannot be used: ${STATELESS} (With the AI SDK, set providerOptions.openai.store to false.)`, param);
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Input items of type 'item_reference' cannot be used: ${STATELESS} (With the AI SDK, set providerOptions.openai.store to false.)`,
+      param,
+    );
   }
   if (!functionTools && (type === 'function_call' || type === 'function_call_output')) {
     throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', NO_FUNCTION_TOOLS, param);

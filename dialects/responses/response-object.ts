@@ -24,12 +24,18 @@ export interface ResponseState {
 
 export const responseId = (context: ResponseContext): string => `resp_${context.id}`;
 /** The n-th message item (a stream opens a second one only if text follows a tool call). */
-export const messageItemId = (context: ResponseContext, n: number): string => (n === 0 ? `msg_${context.id}` : `msg_${context.id}_${n}`);
+export const messageItemId = (context: ResponseContext, n: number): string =>
+  n === 0 ? `msg_${context.id}` : `msg_${context.id}_${n}`;
 export const callItemId = (context: ResponseContext, n: number): string => `fc_${context.id}_${n}`;
 /** A call id for an upstream that sent none (the client answers with it in `function_call_output`). */
 export const fallbackCallId = (context: ResponseContext, n: number): string => `call_${context.id}_${n}`;
 
-export function messageItem(id: string, text: string, status: ResponseStatus, annotations: JsonObject[] = []): OutputMessage {
+export function messageItem(
+  id: string,
+  text: string,
+  status: ResponseStatus,
+  annotations: JsonObject[] = [],
+): OutputMessage {
   return { type: 'message', id, status, role: 'assistant', content: [{ type: 'output_text', text, annotations }] };
 }
 

@@ -1,6 +1,21 @@
-import { SEARCH_FUNCTION_NAME, type ChatContentPart, type ChatFunctionTool, type ChatMessage, type ChatRequest, type ChatToolChoice, type JsonObject } from '../../proxy/canonical.js';
+import {
+  SEARCH_FUNCTION_NAME,
+  type ChatContentPart,
+  type ChatFunctionTool,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatToolChoice,
+  type JsonObject,
+} from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
-import type { FunctionToolParam, InputItem, InputTextPart, ResponsesRequest, TextFormat, ResponsesToolChoice } from './types.js';
+import type {
+  FunctionToolParam,
+  InputItem,
+  InputTextPart,
+  ResponsesRequest,
+  TextFormat,
+  ResponsesToolChoice,
+} from './types.js';
 import { webSearchOptions } from './web-search.js';
 
 /**
@@ -20,12 +35,24 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   const tools: ChatFunctionTool[] = [];
   (request.tools ?? []).forEach((tool, index) => {
     if (tool.type === 'function') tools.push(chatTool(tool));
-    else if (chat.web_search !== undefined) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${index}]': only one web search tool may be given.`, `tools[${index}].type`);
+    else if (chat.web_search !== undefined)
+      throw new GatewayError(
+        'GW_ERR_REQUEST_INVALID',
+        `Invalid value for 'tools[${index}]': only one web search tool may be given.`,
+        `tools[${index}].type`,
+      );
     else chat.web_search = webSearchOptions(tool, index);
   });
   if (chat.web_search !== undefined) {
-    const clash = (request.tools ?? []).findIndex((tool) => tool.type === 'function' && tool.name === SEARCH_FUNCTION_NAME);
-    if (clash >= 0) throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tools[${clash}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`, `tools[${clash}].name`);
+    const clash = (request.tools ?? []).findIndex(
+      (tool) => tool.type === 'function' && tool.name === SEARCH_FUNCTION_NAME,
+    );
+    if (clash >= 0)
+      throw new GatewayError(
+        'GW_ERR_REQUEST_INVALID',
+        `Invalid value for 'tools[${clash}].name': '${SEARCH_FUNCTION_NAME}' is the web search tool's name; tool names must be unique.`,
+        `tools[${clash}].name`,
+      );
   }
   if (tools.length > 0 || chat.web_search !== undefined) {
     if (tools.length > 0) chat.tools = tools;
@@ -44,7 +71,8 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
 function chatMessages(request: ResponsesRequest): ChatMessage[] {
   const system: string[] = request.instructions ? [request.instructions] : [];
   const out: ChatMessage[] = [];
-  const items: InputItem[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+  const items: InputItem[] =
+    typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
   for (const item of items) {
     switch (item.type) {
       case undefined:
@@ -54,7 +82,11 @@ function chatMessages(request: ResponsesRequest): ChatMessage[] {
         else out.push({ role: 'assistant', content: textContent(item.content) });
         break;
       case 'function_call': {
-        const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+        const call = {
+          id: item.call_id,
+          type: 'function' as const,
+          function: { name: item.name, arguments: item.arguments },
+        };
         // Calls of one turn follow the turn's text (or each other): they belong to the same assistant message.
         const last = out.at(-1);
         if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
@@ -91,10 +123,17 @@ function chatTool(tool: FunctionToolParam): ChatFunctionTool {
   return { type: 'function', function: fn };
 }
 
-function toolChoice(choice: ResponsesToolChoice | null | undefined, tools: ChatFunctionTool[]): ChatToolChoice | undefined {
+function toolChoice(
+  choice: ResponsesToolChoice | null | undefined,
+  tools: ChatFunctionTool[],
+): ChatToolChoice | undefined {
   if (choice == null || typeof choice === 'string') return choice ?? undefined;
   if (!tools.some((tool) => tool.function.name === choice.name)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for 'tool_choice': no tool named '${choice.name}' is in 'tools'.`, 'tool_choice.name');
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid value for 'tool_choice': no tool named '${choice.name}' is in 'tools'.`,
+      'tool_choice.name',
+    );
   }
   return { type: 'function', function: { name: choice.name } };
 }

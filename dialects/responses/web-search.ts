@@ -11,24 +11,38 @@ export function webSearchOptions(tool: WebSearchToolParam, index: number): WebSe
   const options: WebSearchOptions = {
     max_uses: MAX_USES,
     context_size: tool.search_context_size ?? 'medium',
-    unavailable: { message: `Web search is not enabled on this gateway (no search plugin in its plugin chain), so the '${tool.type}' tool cannot be used.`, param: `tools[${index}].type` },
+    unavailable: {
+      message: `Web search is not enabled on this gateway (no search plugin in its plugin chain), so the '${tool.type}' tool cannot be used.`,
+      param: `tools[${index}].type`,
+    },
   };
   const allowed = tool.filters?.allowed_domains;
   const blocked = tool.filters?.blocked_domains;
   if (allowed != null && allowed.length > 0) options.allowed_domains = allowed;
   if (blocked != null && blocked.length > 0) options.blocked_domains = blocked;
-  if (tool.user_location != null) options.user_location = userLocation(tool.user_location, `tools[${index}].user_location`);
+  if (tool.user_location != null)
+    options.user_location = userLocation(tool.user_location, `tools[${index}].user_location`);
   return options;
 }
 
 /** OpenAI's `{type:'approximate', city, region, country, timezone}`; a field of another type is a 400 naming it. */
 function userLocation(value: Record<string, unknown>, param: string): SearchUserLocation {
-  if (value.type != null && value.type !== 'approximate') throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${param}.type': must be 'approximate'.`, `${param}.type`);
+  if (value.type != null && value.type !== 'approximate')
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid value for '${param}.type': must be 'approximate'.`,
+      `${param}.type`,
+    );
   const location: SearchUserLocation = { type: 'approximate' };
   for (const field of ['city', 'region', 'country', 'timezone'] as const) {
     const entry = value[field];
     if (entry == null) continue;
-    if (typeof entry !== 'string') throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${param}.${field}': must be a string.`, `${param}.${field}`);
+    if (typeof entry !== 'string')
+      throw new GatewayError(
+        'GW_ERR_REQUEST_INVALID',
+        `Invalid value for '${param}.${field}': must be a string.`,
+        `${param}.${field}`,
+      );
     location[field] = entry;
   }
   return location;

@@ -5,7 +5,19 @@ import { locations, raw, replaceAt, toText, valueAt } from '../json-tree.js';
 import type { Prng } from '../prng.js';
 
 /** Byte sequences that are not UTF-8: stray bytes, overlong forms, surrogates, code points past U+10FFFF, cut sequences. */
-const INVALID_UTF8: readonly number[][] = [[0xff], [0xfe], [0x80], [0xbf], [0xc0, 0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc3, 0x28]];
+const INVALID_UTF8: readonly number[][] = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xbf],
+  [0xc0, 0x80],
+  [0xc3],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xc3, 0x28],
+];
 
 /** The body's bytes as they stand (the tree serialized, unless a byte mutation already ran). */
 export function bodyBytes(draft: Draft): Buffer {
@@ -34,7 +46,8 @@ export const invalidUtf8: Mutation = {
   apply(draft, rng) {
     const sequence = Buffer.from(rng.pick(INVALID_UTF8));
     const hex = sequence.toString('hex');
-    const strings = draft.bytes === undefined ? locations(draft.tree).filter((place) => typeof valueAt(place) === 'string') : [];
+    const strings =
+      draft.bytes === undefined ? locations(draft.tree).filter((place) => typeof valueAt(place) === 'string') : [];
     if (strings.length > 0 && rng.chance(0.75)) {
       // Inside a string value: the body is still JSON, but not UTF-8.
       const location = rng.pick(strings);
@@ -60,9 +73,29 @@ function randomBytes(rng: Prng, length: number): Buffer {
 }
 
 const WHOLE_BODIES: readonly string[] = [
-  '', ' ', '\r\n', 'null', 'true', '0', '1E400', '"qwen3-8b"', '[]', '[{}]', '{}', '{"model":null}', '{', '}', '{"model":"qwen3-8b",}',
-  "{'model':'qwen3-8b'}", '{"a":1}{"b":2}', 'undefined', 'NaN', '{"model":"qwen3-8b","messages":[{"role":"user","content":"hi"}]}\u0000',
-  'model=qwen3-8b&messages=hi', '<?xml version="1.0"?><request/>', '--fuzz\r\nContent-Disposition: form-data; name="model"\r\n\r\nqwen3-8b\r\n--fuzz--',
+  '',
+  ' ',
+  '\r\n',
+  'null',
+  'true',
+  '0',
+  '1E400',
+  '"qwen3-8b"',
+  '[]',
+  '[{}]',
+  '{}',
+  '{"model":null}',
+  '{',
+  '}',
+  '{"model":"qwen3-8b",}',
+  "{'model':'qwen3-8b'}",
+  '{"a":1}{"b":2}',
+  'undefined',
+  'NaN',
+  '{"model":"qwen3-8b","messages":[{"role":"user","content":"hi"}]}\u0000',
+  'model=qwen3-8b&messages=hi',
+  '<?xml version="1.0"?><request/>',
+  '--fuzz\r\nContent-Disposition: form-data; name="model"\r\n\r\nqwen3-8b\r\n--fuzz--',
 ];
 
 export const wholeBody: Mutation = {

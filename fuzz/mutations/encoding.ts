@@ -8,7 +8,14 @@ let bomb: Buffer | undefined;
 
 /** 64 MB of JSON text in about 64 KB of gzip: made once per process. */
 function gzipBomb(): Buffer {
-  bomb ??= gzipSync(Buffer.concat([Buffer.from('{"model":"qwen3-8b","messages":[{"role":"user","content":"'), Buffer.alloc(64 * 1024 * 1024, 'a'), Buffer.from('"}]}')]), { level: 9 });
+  bomb ??= gzipSync(
+    Buffer.concat([
+      Buffer.from('{"model":"qwen3-8b","messages":[{"role":"user","content":"'),
+      Buffer.alloc(64 * 1024 * 1024, 'a'),
+      Buffer.from('"}]}'),
+    ]),
+    { level: 9 },
+  );
   return bomb;
 }
 

@@ -14,7 +14,16 @@ export const NOT_JSON_TYPES: readonly string[] = [
 ];
 
 /** JSON written oddly, or types a server may read either way: no verdict on these. */
-const OTHER_TYPES: readonly string[] = ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/jsonp', 'application/json; charset=latin1', '*/*', ''];
+const OTHER_TYPES: readonly string[] = [
+  'application/json; charset=utf-8',
+  'application/json;charset=UTF-8',
+  'APPLICATION/JSON',
+  'application/vnd.api+json',
+  'application/jsonp',
+  'application/json; charset=latin1',
+  '*/*',
+  '',
+];
 
 export const contentType: Mutation = {
   name: 'content-type',

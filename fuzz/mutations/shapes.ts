@@ -1,7 +1,22 @@
 // Mutations of structure: nesting 1,000 to 20,000 deep, arrays grown to the body limit or just past it,
 // repeated and prototype keys, unknown fields, content blocks and tools.
 import type { Draft, Mutation } from '../fuzz-case.js';
-import { copyNode, field, fromValue, isObject, locations, object, raw, replaceAt, setField, toText, valueAt, type JsonNode, type Location, type ObjectNode } from '../json-tree.js';
+import {
+  copyNode,
+  field,
+  fromValue,
+  isObject,
+  locations,
+  object,
+  raw,
+  replaceAt,
+  setField,
+  toText,
+  valueAt,
+  type JsonNode,
+  type Location,
+  type ObjectNode,
+} from '../json-tree.js';
 import type { Prng } from '../prng.js';
 
 /** Nested JSON text `depth` levels deep, in one of four shapes. */
@@ -15,12 +30,16 @@ function nested(depth: number, rng: Prng): { text: string; shape: string } {
       return { text: '[{"a":'.repeat(depth) + 'null' + '}]'.repeat(depth), shape: 'arrays of objects' };
     default:
       // Blocks whose content is blocks: what a recursive content walker follows.
-      return { text: '[{"type":"text","text":"x","content":'.repeat(depth) + '[]' + '}]'.repeat(depth), shape: 'blocks' };
+      return {
+        text: '[{"type":"text","text":"x","content":'.repeat(depth) + '[]' + '}]'.repeat(depth),
+        shape: 'blocks',
+      };
   }
 }
 
 /** Places where a real client's nested data goes and the gateway walks it. */
-const RECURSIVE_SPOTS = /^(messages\[\d+\]\.content|input|metadata|tools\[\d+\]\.(input_schema|function\.parameters)|messages\[\d+\]\.content\[\d+\]\.(input|content)|system|text)$/;
+const RECURSIVE_SPOTS =
+  /^(messages\[\d+\]\.content|input|metadata|tools\[\d+\]\.(input_schema|function\.parameters)|messages\[\d+\]\.content\[\d+\]\.(input|content)|system|text)$/;
 
 export const deepNesting: Mutation = {
   name: 'deep-nesting',
@@ -43,14 +62,18 @@ export const hugeArray: Mutation = {
   stage: 'tree',
   weight: 2,
   apply(draft, rng, context) {
-    const arrays = locations(draft.tree).filter((place) => Array.isArray(valueAt(place)) && (valueAt(place) as JsonNode[]).length > 0);
+    const arrays = locations(draft.tree).filter(
+      (place) => Array.isArray(valueAt(place)) && (valueAt(place) as JsonNode[]).length > 0,
+    );
     if (arrays.length === 0) return undefined;
     const location = rng.pick(arrays);
     const items = valueAt(location) as JsonNode[];
     const item = toText(rng.pick(items));
     // Half just past the limit (the 413 path), half below it (the whole chain sees it).
     const over = rng.chance(0.5);
-    const target = over ? context.bodyLimitBytes + rng.int(1, 64 * 1024) : rng.logInt(16 * 1024, context.bodyLimitBytes - 1024);
+    const target = over
+      ? context.bodyLimitBytes + rng.int(1, 64 * 1024)
+      : rng.logInt(16 * 1024, context.bodyLimitBytes - 1024);
     const others = Buffer.byteLength(toText(draft.tree)) - Buffer.byteLength(toText(items));
     const count = Math.max(1, Math.floor((target - others) / (Buffer.byteLength(item) + 1)));
     replaceAt(location, raw(`[${Array(count).fill(item).join(',')}]`));
@@ -59,7 +82,9 @@ export const hugeArray: Mutation = {
 };
 
 function objectLocations(draft: Draft): { node: ObjectNode; path: string }[] {
-  const found: { node: ObjectNode; path: string }[] = isObject(draft.tree) ? [{ node: draft.tree, path: '(root)' }] : [];
+  const found: { node: ObjectNode; path: string }[] = isObject(draft.tree)
+    ? [{ node: draft.tree, path: '(root)' }]
+    : [];
   for (const place of locations(draft.tree)) {
     const value = valueAt(place);
     if (isObject(value)) found.push({ node: value, path: place.path });
@@ -77,7 +102,16 @@ export const duplicateKey: Mutation = {
     // The root's keys (model, max_tokens, stream, messages) most often: the ones a parser's choice matters for.
     const { node, path } = rng.chance(0.6) ? candidates[0]! : rng.pick(candidates);
     const [key, value] = rng.pick(node.entries);
-    const other = rng.pick<JsonNode>([raw('1E400'), 'gpt-4o', true, null, object(), [], typeof value === 'boolean' ? !value : 'x', raw('123456789012345678901234567890')]);
+    const other = rng.pick<JsonNode>([
+      raw('1E400'),
+      'gpt-4o',
+      true,
+      null,
+      object(),
+      [],
+      typeof value === 'boolean' ? !value : 'x',
+      raw('123456789012345678901234567890'),
+    ]);
     if (rng.chance(0.5)) node.entries.push([key, other]);
     else node.entries.unshift([key, other]);
     return `${path}.${key} twice`;
@@ -114,14 +148,26 @@ const UNKNOWN_BLOCKS: unknown[] = [
   { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } },
   { type: 'video' },
   { type: 'server_tool_use', id: 'srvtoolu_fuzz', name: 'web_search', input: { query: 'x' } },
-  { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_fuzz', content: [{ type: 'web_search_result', url: 'http://127.0.0.1/', title: 't', encrypted_content: 'not-sealed' }] },
-  { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_fuzz', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } },
+  {
+    type: 'web_search_tool_result',
+    tool_use_id: 'srvtoolu_fuzz',
+    content: [{ type: 'web_search_result', url: 'http://127.0.0.1/', title: 't', encrypted_content: 'not-sealed' }],
+  },
+  {
+    type: 'web_search_tool_result',
+    tool_use_id: 'srvtoolu_fuzz',
+    content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
+  },
   { type: 'redacted_thinking', data: 'x' },
   { type: 'thinking' },
   { type: 'tool_use' },
   { type: 'tool_use', id: 'toolu_x', name: 'nope', input: 'not an object' },
   { type: 'tool_result', tool_use_id: 'toolu_missing', content: [{ type: 'image', source: {} }] },
-  { type: 'tool_result', tool_use_id: 'toolu_x', content: [{ type: 'tool_result', tool_use_id: 'y', content: 'nested' }] },
+  {
+    type: 'tool_result',
+    tool_use_id: 'toolu_x',
+    content: [{ type: 'tool_result', tool_use_id: 'y', content: 'nested' }],
+  },
   { type: 'input_image', image_url: 'http://127.0.0.1/x.png' },
   { type: 'input_file', file_id: 'file_1' },
   { type: 'input_audio', input_audio: { data: 'x', format: 'wav' } },
@@ -149,7 +195,9 @@ export const unknownBlock: Mutation = {
   weight: 7,
   apply(draft, rng) {
     const block = fromValue(rng.pick(UNKNOWN_BLOCKS));
-    const lists = locations(draft.tree).filter((place) => /(^|\.)(content|system|input|messages)$/.test(place.path) && Array.isArray(valueAt(place)));
+    const lists = locations(draft.tree).filter(
+      (place) => /(^|\.)(content|system|input|messages)$/.test(place.path) && Array.isArray(valueAt(place)),
+    );
     if (lists.length > 0) {
       const location = rng.pick(lists);
       const list = valueAt(location) as JsonNode[];
@@ -175,10 +223,19 @@ const UNKNOWN_TOOLS: unknown[] = [
   { type: 'web_search_20250305', name: 'web_search', max_uses: 0 },
   { type: 'web_search_20250305', name: 'web_search', max_uses: 1e30 },
   { type: 'web_search_20250305', name: 'web_search', allowed_domains: ['a.example'], blocked_domains: ['b.example'] },
-  { type: 'web_search_20250305', name: 'web_search', allowed_domains: [1, null], user_location: { type: 'approximate', city: 5 } },
+  {
+    type: 'web_search_20250305',
+    name: 'web_search',
+    allowed_domains: [1, null],
+    user_location: { type: 'approximate', city: 5 },
+  },
   { type: 'web_search_20250305', name: 'not_web_search' },
   { type: 'web_search', search_context_size: 'huge' },
-  { type: 'web_search', filters: { allowed_domains: 'example.com' }, user_location: { type: 'approximate', country: 'ZZZ' } },
+  {
+    type: 'web_search',
+    filters: { allowed_domains: 'example.com' },
+    user_location: { type: 'approximate', country: 'ZZZ' },
+  },
   { type: 'web_search_preview', filters: null },
   { type: 'file_search', vector_store_ids: ['vs_1'] },
   { type: 'mcp', server_label: 'x', server_url: 'http://127.0.0.1:1/' },

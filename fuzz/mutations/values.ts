@@ -1,26 +1,90 @@
 // Mutations of single values: wrong types, missing fields, number literals at and past every bound,
 // odd strings, empty containers, and the stream switch.
 import type { Mutation } from '../fuzz-case.js';
-import { copyNode, field, isObject, locations, object, raw, removeAt, replaceAt, setField, toText, valueAt, type JsonNode, type Location } from '../json-tree.js';
+import {
+  copyNode,
+  field,
+  isObject,
+  locations,
+  object,
+  raw,
+  removeAt,
+  replaceAt,
+  setField,
+  toText,
+  valueAt,
+  type JsonNode,
+  type Location,
+} from '../json-tree.js';
 import type { Prng } from '../prng.js';
 import type { RouteName } from '../routes.js';
 
 /** Written as raw text, so the gateway sees exactly these literals. */
 export const NUMBER_LITERALS = [
-  '1e30', '1e-30', '-0', '-0.0', '0e0', '1E400', '-1E400', '1e308', '5e-324', '1e23', '1e2', '1.0', '0.1e1',
-  '123456789012345678901234567890', '-123456789012345678901234567890', '9007199254740993', '4294967297',
-  '2147483648', '-2147483648', '-1', '0', '1.5', '0.5', '100.000000000000000001', '32768', '32769', '8000', '8001', '1000000',
+  '1e30',
+  '1e-30',
+  '-0',
+  '-0.0',
+  '0e0',
+  '1E400',
+  '-1E400',
+  '1e308',
+  '5e-324',
+  '1e23',
+  '1e2',
+  '1.0',
+  '0.1e1',
+  '123456789012345678901234567890',
+  '-123456789012345678901234567890',
+  '9007199254740993',
+  '4294967297',
+  '2147483648',
+  '-2147483648',
+  '-1',
+  '0',
+  '1.5',
+  '0.5',
+  '100.000000000000000001',
+  '32768',
+  '32769',
+  '8000',
+  '8001',
+  '1000000',
 ];
 
 /** The numeric fields of each route's requests, where a bound matters. */
 const NUMERIC_FIELDS: Record<RouteName, string[]> = {
-  chat: ['max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n', 'seed', 'top_logprobs', 'presence_penalty', 'frequency_penalty'],
+  chat: [
+    'max_tokens',
+    'max_completion_tokens',
+    'temperature',
+    'top_p',
+    'n',
+    'seed',
+    'top_logprobs',
+    'presence_penalty',
+    'frequency_penalty',
+  ],
   messages: ['max_tokens', 'temperature', 'top_p', 'top_k'],
   count_tokens: ['max_tokens', 'temperature'],
   responses: ['max_output_tokens', 'max_tokens', 'temperature', 'top_p', 'top_logprobs', 'max_tool_calls'],
 };
 
-const OTHER_TYPES: JsonNode[] = [null, true, false, 0, -1, '', 'x', 'qwen3-8b', [], [1], object(), object([['a', 1]]), raw('1E400')];
+const OTHER_TYPES: JsonNode[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  '',
+  'x',
+  'qwen3-8b',
+  [],
+  [1],
+  object(),
+  object([['a', 1]]),
+  raw('1E400'),
+];
 
 const ODD_STRINGS: (() => string)[] = [
   () => '',
@@ -38,7 +102,11 @@ const ODD_STRINGS: (() => string)[] = [
   () => '\n'.repeat(1000),
 ];
 
-function pickLocation(tree: JsonNode, rng: Prng, keep: (location: Location) => boolean = () => true): Location | undefined {
+function pickLocation(
+  tree: JsonNode,
+  rng: Prng,
+  keep: (location: Location) => boolean = () => true,
+): Location | undefined {
   const candidates = locations(tree).filter(keep);
   return candidates.length === 0 ? undefined : rng.pick(candidates);
 }
@@ -51,7 +119,9 @@ export const wrongType: Mutation = {
     const location = pickLocation(draft.tree, rng);
     if (location === undefined) return undefined;
     const current = valueAt(location);
-    const others = OTHER_TYPES.filter((node) => typeof node !== typeof current || Array.isArray(node) !== Array.isArray(current));
+    const others = OTHER_TYPES.filter(
+      (node) => typeof node !== typeof current || Array.isArray(node) !== Array.isArray(current),
+    );
     replaceAt(location, copyNode(rng.pick(others)));
     return location.path;
   },
@@ -140,7 +210,17 @@ export const streamSwitch: Mutation = {
     const value = rng.pick<JsonNode>([true, false, true, 'true', 1, null, object()]);
     setField(draft.tree, 'stream', value);
     if (draft.route === 'chat' && rng.chance(0.5)) {
-      setField(draft.tree, 'stream_options', rng.pick<JsonNode>([object([['include_usage', true]]), object([['include_usage', 'yes']]), object([['continuous_usage_stats', true]]), null, 'x']));
+      setField(
+        draft.tree,
+        'stream_options',
+        rng.pick<JsonNode>([
+          object([['include_usage', true]]),
+          object([['include_usage', 'yes']]),
+          object([['continuous_usage_stats', true]]),
+          null,
+          'x',
+        ]),
+      );
     }
     return `stream=${toText(value)}${field(draft.tree, 'stream_options') !== undefined ? ' with stream_options' : ''}`;
   },

@@ -53,10 +53,18 @@ export const authPlugin: PluginModule = {
       async onRequest(exchange: Exchange) {
         if (exchange.route.kind === 'health') return;
         const presented = presentedKey(exchange);
-        if (presented === undefined) throw new GatewayError('GW_ERR_AUTH_MISSING_KEY', 'Missing API key: send it as x-api-key or Authorization: Bearer.');
+        if (presented === undefined)
+          throw new GatewayError(
+            'GW_ERR_AUTH_MISSING_KEY',
+            'Missing API key: send it as x-api-key or Authorization: Bearer.',
+          );
         const { key, header } = presented;
         const record = isWellFormedApiKey(key) ? await lookup(hashApiKey(key)) : undefined;
-        if (record === undefined || record.status !== 'active') throw new GatewayError('GW_ERR_AUTH_INVALID_KEY', `invalid API key (${header}): the key is unknown or revoked.`);
+        if (record === undefined || record.status !== 'active')
+          throw new GatewayError(
+            'GW_ERR_AUTH_INVALID_KEY',
+            `invalid API key (${header}): the key is unknown or revoked.`,
+          );
         exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
         exchange.logFields.org = record.orgId;
         exchange.logFields.key_id = record.id;
@@ -72,6 +80,7 @@ function presentedKey(exchange: Exchange): { key: string; header: 'x-api-key' | 
   const apiKey = exchange.req.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey !== '') return { key: apiKey.trim(), header: 'x-api-key' };
   const authorization = exchange.req.headers.authorization;
-  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) return { key: authorization.replace(/^bearer\s+/i, '').trim(), header: 'Authorization: Bearer' };
+  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization))
+    return { key: authorization.replace(/^bearer\s+/i, '').trim(), header: 'Authorization: Bearer' };
   return undefined;
 }

@@ -38,7 +38,11 @@ export const meterPlugin: PluginModule = {
   optionsSchema,
   after: ['auth'],
   async create(options, context): Promise<Plugin> {
-    const { default_hold_output_tokens: holdOutputTokens = 4096, orphan_hold_ms: orphanMs = 3_600_000, sweep_interval_ms: sweepMs = 60_000 } = options as MeterOptions;
+    const {
+      default_hold_output_tokens: holdOutputTokens = 4096,
+      orphan_hold_ms: orphanMs = 3_600_000,
+      sweep_interval_ms: sweepMs = 60_000,
+    } = options as MeterOptions;
     const pricer = new Pricer(context.config.pricing);
     const store = await context.store();
     const ledger = new Ledger(store.db, store.transact);
@@ -61,14 +65,21 @@ export const meterPlugin: PluginModule = {
         const request = exchange.request;
         const dialect = exchange.route.dialect?.name;
         if (caller === undefined || request === undefined || dialect === undefined) {
-          throw new GatewayError('GW_ERR_INTERNAL', 'The meter has no caller: the auth plugin must come before it in the chain.');
+          throw new GatewayError(
+            'GW_ERR_INTERNAL',
+            'The meter has no caller: the auth plugin must come before it in the chain.',
+          );
         }
         const hold: Hold = {
           id: exchange.id,
           orgId: caller.orgId,
           keyId: caller.keyId,
           dialect,
-          holdMicros: pricer.cost({ ...NO_USAGE, input: exchange.inputEstimate, output: request.max_tokens ?? holdOutputTokens }),
+          holdMicros: pricer.cost({
+            ...NO_USAGE,
+            input: exchange.inputEstimate,
+            output: request.max_tokens ?? holdOutputTokens,
+          }),
           createdAt: Date.now(),
         };
         const held = await ledger.hold(hold);

@@ -60,7 +60,14 @@ export class Ledger {
         return { taken: false, balanceMicros: rows[0] === undefined ? undefined : Number(rows[0].balance_micros) };
       }
       await trx.run(
-        sql.insertHold.with({ id: hold.id, org: hold.orgId, key: hold.keyId, dialect: hold.dialect, hold: hold.holdMicros, at: hold.createdAt }),
+        sql.insertHold.with({
+          id: hold.id,
+          org: hold.orgId,
+          key: hold.keyId,
+          dialect: hold.dialect,
+          hold: hold.holdMicros,
+          at: hold.createdAt,
+        }),
       );
       return { taken: true };
     });
@@ -93,7 +100,9 @@ export class Ledger {
         refund = 0;
         await trx.run(sql.settleRow.with({ ...row, from: 'released' }));
       }
-      await trx.run(sql.charge.with({ delta: refund - settlement.costMicros, cost: settlement.costMicros, org: hold.orgId }));
+      await trx.run(
+        sql.charge.with({ delta: refund - settlement.costMicros, cost: settlement.costMicros, org: hold.orgId }),
+      );
     });
   }
 
@@ -102,19 +111,30 @@ export class Ledger {
    * hold back on the balance and its row becomes 'released', with a zero cost. Returns how many.
    */
   async releaseOrphans(before: number, inFlight: (id: string) => boolean): Promise<number> {
-    const candidates = await this.#db.selectFrom('usage').select(['id', 'org_id', 'hold_micros']).where('state', '=', 'held').where('created_at', '<', before).execute();
+    const candidates = await this.#db
+      .selectFrom('usage')
+      .select(['id', 'org_id', 'hold_micros'])
+      .where('state', '=', 'held')
+      .where('created_at', '<', before)
+      .execute();
     const orphans = candidates.filter((row) => !inFlight(row.id));
     if (orphans.length === 0) return 0;
     return this.#db.transaction().execute(async (trx) => {
       let released = 0;
-      for (const orphan of orphans) if (await release(trx, orphan.id, orphan.org_id, Number(orphan.hold_micros))) released++;
+      for (const orphan of orphans)
+        if (await release(trx, orphan.id, orphan.org_id, Number(orphan.hold_micros))) released++;
       return released;
     });
   }
 }
 
 async function release(trx: Transaction<Database>, id: string, orgId: string, holdMicros: number): Promise<boolean> {
-  const marked = await trx.updateTable('usage').set({ state: 'released' }).where('id', '=', id).where('state', '=', 'held').executeTakeFirst();
+  const marked = await trx
+    .updateTable('usage')
+    .set({ state: 'released' })
+    .where('id', '=', id)
+    .where('state', '=', 'held')
+    .executeTakeFirst();
   if (marked.numUpdatedRows === 0n) return false;
   await trx
     .updateTable('orgs')
@@ -134,8 +154,17 @@ function statements(db: Db) {
         .where('id', '=', arg('org'))
         .where('balance_micros', '>', 0),
     ),
-    balance: new QueryTemplate<{ org: string }>((arg) => db.selectFrom('orgs').select('balance_micros').where('id', '=', arg('org'))),
-    insertHold: new QueryTemplate<{ id: string; org: string; key: string; dialect: DialectName; hold: number; at: number }>((arg) =>
+    balance: new QueryTemplate<{ org: string }>((arg) =>
+      db.selectFrom('orgs').select('balance_micros').where('id', '=', arg('org')),
+    ),
+    insertHold: new QueryTemplate<{
+      id: string;
+      org: string;
+      key: string;
+      dialect: DialectName;
+      hold: number;
+      at: number;
+    }>((arg) =>
       db.insertInto('usage').values({
         id: arg('id'),
         org_id: arg('org'),
@@ -185,7 +214,10 @@ function statements(db: Db) {
     charge: new QueryTemplate<{ delta: number; cost: number; org: string }>((arg) =>
       db
         .updateTable('orgs')
-        .set((eb) => ({ balance_micros: eb('balance_micros', '+', arg('delta')), spent_micros: eb('spent_micros', '+', arg('cost')) }))
+        .set((eb) => ({
+          balance_micros: eb('balance_micros', '+', arg('delta')),
+          spent_micros: eb('spent_micros', '+', arg('cost')),
+        }))
         .where('id', '=', arg('org')),
     ),
   };

@@ -15,7 +15,14 @@ export interface BilledUsage {
   searches: number;
 }
 
-export const NO_USAGE: Readonly<BilledUsage> = { input: 0, output: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, searches: 0 };
+export const NO_USAGE: Readonly<BilledUsage> = {
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite5m: 0,
+  cacheWrite1h: 0,
+  searches: 0,
+};
 
 /** An exact decimal: `digits × 10^-scale`. */
 interface Decimal {
@@ -46,7 +53,14 @@ export class Pricer {
       search,
     ];
     const scale = Math.max(...prices.map((price) => price.scale));
-    const [i, o, r, w5, w1, s] = prices.map((price) => price.digits * 10n ** BigInt(scale - price.scale)) as [bigint, bigint, bigint, bigint, bigint, bigint];
+    const [i, o, r, w5, w1, s] = prices.map((price) => price.digits * 10n ** BigInt(scale - price.scale)) as [
+      bigint,
+      bigint,
+      bigint,
+      bigint,
+      bigint,
+      bigint,
+    ];
     this.#input = i;
     this.#output = o;
     this.#cacheRead = r;

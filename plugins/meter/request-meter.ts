@@ -85,7 +85,11 @@ export class RequestMeter implements EventObserver {
   /** The last usage seen (none was final), else the estimate: the input's, and the output produced. */
   #produced(watch: UsageWatch): BilledUsage {
     if (watch.usage !== undefined) return this.#billed(watch.usage);
-    return billedFromEstimate(this.#exchange.inputEstimate, watch.outputTokens(), this.#exchange.locals.searches?.executed ?? 0);
+    return billedFromEstimate(
+      this.#exchange.inputEstimate,
+      watch.outputTokens(),
+      this.#exchange.locals.searches?.executed ?? 0,
+    );
   }
 
   /** Searches are counted by the search plugin in the exchange (else in the usage it emits), never both. */
@@ -112,7 +116,8 @@ export class RequestMeter implements EventObserver {
     exchange.logFields.input_tokens = usage.input + usage.cacheRead + usage.cacheWrite5m + usage.cacheWrite1h;
     exchange.logFields.output_tokens = usage.output;
     if (usage.cacheRead > 0) exchange.logFields.cache_read_tokens = usage.cacheRead;
-    if (usage.cacheWrite5m + usage.cacheWrite1h > 0) exchange.logFields.cache_write_tokens = usage.cacheWrite5m + usage.cacheWrite1h;
+    if (usage.cacheWrite5m + usage.cacheWrite1h > 0)
+      exchange.logFields.cache_write_tokens = usage.cacheWrite5m + usage.cacheWrite1h;
     if (usage.searches > 0) exchange.logFields.searches = usage.searches;
     exchange.logFields.cost_micros = costMicros;
   }
@@ -122,7 +127,10 @@ export class RequestMeter implements EventObserver {
     try {
       await this.#settle(usage, status);
     } catch (error) {
-      this.#exchange.log.error({ err: error, hold: this.#hold.id }, 'meter: the settlement could not be written; the hold stays until the orphan sweep');
+      this.#exchange.log.error(
+        { err: error, hold: this.#hold.id },
+        'meter: the settlement could not be written; the hold stays until the orphan sweep',
+      );
     }
   }
 }

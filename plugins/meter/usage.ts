@@ -10,12 +10,26 @@ export function billedFromUsage(usage: ChatUsage, searches: number): BilledUsage
   const cacheWrite5m = count(details?.cache_creation?.ephemeral_5m_input_tokens);
   const cacheWrite1h = count(details?.cache_creation?.ephemeral_1h_input_tokens);
   const input = Math.max(0, count(usage.prompt_tokens) - cacheRead - cacheWrite5m - cacheWrite1h);
-  return { input, output: count(usage.completion_tokens), cacheRead, cacheWrite5m, cacheWrite1h, searches: count(searches) };
+  return {
+    input,
+    output: count(usage.completion_tokens),
+    cacheRead,
+    cacheWrite5m,
+    cacheWrite1h,
+    searches: count(searches),
+  };
 }
 
 /** The bill when no usage arrived: the input estimate, and the output estimated from what was produced (proxy/usage-watch.ts). */
 export function billedFromEstimate(inputTokens: number, outputTokens: number, searches: number): BilledUsage {
-  return { input: inputTokens, output: outputTokens, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, searches: count(searches) };
+  return {
+    input: inputTokens,
+    output: outputTokens,
+    cacheRead: 0,
+    cacheWrite5m: 0,
+    cacheWrite1h: 0,
+    searches: count(searches),
+  };
 }
 
 /** A token count as the upstream sent it, or 0 when it is missing or not a whole number ≥ 0. */

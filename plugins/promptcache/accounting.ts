@@ -23,7 +23,12 @@ export interface MarkedPrefix {
   ttl: CacheTtl;
 }
 
-export function splitPrompt(promptTokens: number, hitTokens: number, upstreamCached: number, marks: readonly MarkedPrefix[]): CacheSplit {
+export function splitPrompt(
+  promptTokens: number,
+  hitTokens: number,
+  upstreamCached: number,
+  marks: readonly MarkedPrefix[],
+): CacheSplit {
   const hit = Math.min(promptTokens, hitTokens);
   const lastMark = Math.min(promptTokens, Math.max(0, ...marks.map((mark) => mark.tokens)));
   const read = hit >= lastMark ? Math.min(promptTokens, Math.max(hit, upstreamCached)) : hit;

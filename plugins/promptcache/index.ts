@@ -38,9 +38,13 @@ export const promptCachePlugin: PluginModule = {
   create(options, context): Plugin {
     const { ttl_5m_ms = 300_000, ttl_1h_ms = 3_600_000, max_entries } = options as PromptCacheOptions;
     const countTokens = context.countTokens;
-    if (countTokens === undefined) throw new Error('the promptcache plugin needs the gateway token counter (context.countTokens)');
+    if (countTokens === undefined)
+      throw new Error('the promptcache plugin needs the gateway token counter (context.countTokens)');
     const redis = context.redis();
-    const registry = redis !== undefined ? new RedisRegistry(redis, context.config.redis.key_prefix ?? 'gateway:', context.now) : new MemoryRegistry({ now: context.now, ...(max_entries !== undefined ? { maxEntries: max_entries } : {}) });
+    const registry =
+      redis !== undefined
+        ? new RedisRegistry(redis, context.config.redis.key_prefix ?? 'gateway:', context.now)
+        : new MemoryRegistry({ now: context.now, ...(max_entries !== undefined ? { maxEntries: max_entries } : {}) });
     const cache = new PromptCache({ registry, ttlMs: { '5m': ttl_5m_ms, '1h': ttl_1h_ms }, countTokens });
     return {
       name: 'promptcache',
@@ -53,7 +57,8 @@ export const promptCachePlugin: PluginModule = {
         if (prefixes === undefined || orgId === undefined) return next();
         // Looked up and counted while the upstream works; a failure leaves the upstream's usage as it is.
         const planning = cache.plan(orgId, prefixes, exchange.signal).catch((error: unknown) => {
-          if (!exchange.signal.aborted) exchange.log.warn({ err: (error as Error).message }, 'promptcache: no cache accounting for this request');
+          if (!exchange.signal.aborted)
+            exchange.log.warn({ err: (error as Error).message }, 'promptcache: no cache accounting for this request');
           return undefined;
         });
         return accounted(await next(), planning, cache, exchange, context.now);
@@ -63,7 +68,13 @@ export const promptCachePlugin: PluginModule = {
 };
 
 /** The events with every usage split by the plan; the plan's prefixes are written back at the first usage. */
-async function* accounted(events: EventStream, planning: Promise<CachePlan | undefined>, cache: PromptCache, exchange: Exchange, now: () => number): EventStream {
+async function* accounted(
+  events: EventStream,
+  planning: Promise<CachePlan | undefined>,
+  cache: PromptCache,
+  exchange: Exchange,
+  now: () => number,
+): EventStream {
   let plan: CachePlan | undefined;
   let planned = false;
   for await (const event of events) {
@@ -76,7 +87,11 @@ async function* accounted(events: EventStream, planning: Promise<CachePlan | und
       planned = true;
       plan = await planning;
       if (plan !== undefined) {
-        cache.registry.register(plan.orgId, plan.entries(now())).catch((error: unknown) => exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'));
+        cache.registry
+          .register(plan.orgId, plan.entries(now()))
+          .catch((error: unknown) =>
+            exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'),
+          );
       }
     }
     if (plan === undefined) {
@@ -92,7 +107,11 @@ async function* accounted(events: EventStream, planning: Promise<CachePlan | und
 
 /** The event (a chunk or a completion) with its usage split. */
 function withSplit(event: ResponseEvent, usage: ChatUsage, split: CacheSplit): ResponseEvent {
-  const details = { ...usage.prompt_tokens_details, cached_tokens: split.read, cache_creation: { ephemeral_5m_input_tokens: split.write5m, ephemeral_1h_input_tokens: split.write1h } };
+  const details = {
+    ...usage.prompt_tokens_details,
+    cached_tokens: split.read,
+    cache_creation: { ephemeral_5m_input_tokens: split.write5m, ephemeral_1h_input_tokens: split.write1h },
+  };
   const splitUsage = { ...usage, prompt_tokens_details: details };
   if (event.type === 'chunk') return { ...event, chunk: { ...event.chunk, usage: splitUsage } };
   if (event.type === 'completion') return { ...event, completion: { ...event.completion, usage: splitUsage } };

@@ -36,13 +36,20 @@ type Block = Record<string, unknown>;
 
 /** The request's prefixes, or undefined when no block carries `cache_control`; a bad mark is a 400 (as Anthropic answers). */
 export function cachePrefixes(blocks: readonly CacheBlock[]): CachePrefixes | undefined {
-  const marked = blocks.flatMap((block, position) => (block.mark === undefined ? [] : [{ position, ttl: ttlOf(block.mark, block.param) }]));
+  const marked = blocks.flatMap((block, position) =>
+    block.mark === undefined ? [] : [{ position, ttl: ttlOf(block.mark, block.param) }],
+  );
   if (marked.length === 0) return undefined;
   if (marked.length > MAX_BREAKPOINTS) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`, 'cache_control');
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`,
+      'cache_control',
+    );
   }
   const wanted = new Set<number>();
-  for (const { position } of marked) for (let p = Math.max(0, position - LOOKBACK_BLOCKS); p <= position; p++) wanted.add(p);
+  for (const { position } of marked)
+    for (let p = Math.max(0, position - LOOKBACK_BLOCKS); p <= position; p++) wanted.add(p);
   const last = marked[marked.length - 1]!.position;
   const hashes = new Map<number, string>();
   const running = createHash('sha256');
@@ -52,7 +59,12 @@ export function cachePrefixes(blocks: readonly CacheBlock[]): CachePrefixes | un
     if (wanted.has(position)) hashes.set(position, running.copy().digest('base64url'));
   }
   return {
-    breakpoints: marked.map(({ position, ttl }) => ({ position, ttl, hash: hashes.get(position)!, prefix: blocks[position]!.prefix })),
+    breakpoints: marked.map(({ position, ttl }) => ({
+      position,
+      ttl,
+      hash: hashes.get(position)!,
+      prefix: blocks[position]!.prefix,
+    })),
     lookups: [...hashes].sort((a, b) => a[0] - b[0]).map(([position, hash]) => ({ position, hash })),
   };
 }
@@ -61,12 +73,20 @@ export function cachePrefixes(blocks: readonly CacheBlock[]): CachePrefixes | un
 function ttlOf(mark: unknown, param: string): CacheTtl {
   const where = `${param}.cache_control`;
   if (typeof mark !== 'object' || mark === null || (mark as Block).type !== 'ephemeral') {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${where}': expected {"type": "ephemeral"} with an optional ttl.`, `${where}.type`);
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `Invalid value for '${where}': expected {"type": "ephemeral"} with an optional ttl.`,
+      `${where}.type`,
+    );
   }
   const ttl = (mark as Block).ttl;
   if (ttl === undefined) return '5m';
   if (ttl === '5m' || ttl === '1h') return ttl;
-  throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${where}.ttl': must be one of "5m", "1h".`, `${where}.ttl`);
+  throw new GatewayError(
+    'GW_ERR_REQUEST_INVALID',
+    `Invalid value for '${where}.ttl': must be one of "5m", "1h".`,
+    `${where}.ttl`,
+  );
 }
 
 /** JSON with sorted keys; `cache_control` left out of the block itself (and of the blocks a tool_result holds). */
@@ -74,7 +94,9 @@ export function canonicalJson(value: unknown, isBlock = false): string {
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, isBlock)).join(',')}]`;
   if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
   const record = value as Block;
-  const keys = Object.keys(record).filter((key) => !(isBlock && key === 'cache_control') && record[key] !== undefined).sort();
+  const keys = Object.keys(record)
+    .filter((key) => !(isBlock && key === 'cache_control') && record[key] !== undefined)
+    .sort();
   const inner = (key: string): boolean => isBlock && key === 'content' && record.type === 'tool_result';
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key], inner(key))}`).join(',')}}`;
 }

@@ -28,10 +28,17 @@ export class PromptCache {
   }
 
   async plan(orgId: string, prefixes: CachePrefixes, signal?: AbortSignal): Promise<CachePlan> {
-    const found = await this.#options.registry.lookup(orgId, prefixes.lookups.map((lookup) => lookup.hash));
+    const found = await this.#options.registry.lookup(
+      orgId,
+      prefixes.lookups.map((lookup) => lookup.hash),
+    );
     let hit: Entry | undefined;
     for (const [hash, entry] of found) if (hit === undefined || entry.tokens > hit.tokens) hit = { hash, ...entry };
-    const counted = await Promise.all(prefixes.breakpoints.map((breakpoint) => found.get(breakpoint.hash)?.tokens ?? this.#options.countTokens(breakpoint.prefix(), signal)));
+    const counted = await Promise.all(
+      prefixes.breakpoints.map(
+        (breakpoint) => found.get(breakpoint.hash)?.tokens ?? this.#options.countTokens(breakpoint.prefix(), signal),
+      ),
+    );
     // A longer prefix never holds fewer tokens (a chat template may render a cut a token differently).
     let floor = 0;
     const marks = prefixes.breakpoints.map((breakpoint, i) => {
@@ -48,7 +55,12 @@ export class CachePlan {
   readonly #marks: ReadonlyArray<MarkedPrefix & { hash: string; known: PrefixEntry | undefined }>;
   readonly #ttlMs: Readonly<Record<CacheTtl, number>>;
 
-  constructor(orgId: string, hit: Entry | undefined, marks: CachePlan['marks'], ttlMs: Readonly<Record<CacheTtl, number>>) {
+  constructor(
+    orgId: string,
+    hit: Entry | undefined,
+    marks: CachePlan['marks'],
+    ttlMs: Readonly<Record<CacheTtl, number>>,
+  ) {
     this.orgId = orgId;
     this.#hit = hit;
     this.#marks = marks;
@@ -79,7 +91,8 @@ export class CachePlan {
       return { hash, tokens, ttl: longest, expiresAt: Math.max(known?.expiresAt ?? 0, now + this.#ttlMs[ttl]) };
     });
     const hit = this.#hit;
-    if (hit !== undefined && !entries.some((entry) => entry.hash === hit.hash)) entries.push({ ...hit, expiresAt: Math.max(hit.expiresAt, now + this.#ttlMs[hit.ttl]) });
+    if (hit !== undefined && !entries.some((entry) => entry.hash === hit.hash))
+      entries.push({ ...hit, expiresAt: Math.max(hit.expiresAt, now + this.#ttlMs[hit.ttl]) });
     return entries;
   }
 }

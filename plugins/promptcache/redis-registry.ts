@@ -30,7 +30,9 @@ export class RedisRegistry implements PrefixRegistry {
     const now = this.#now();
     const writes = entries
       .filter((entry) => entry.expiresAt > now)
-      .map(({ hash, tokens, ttl, expiresAt }) => this.#redis.set(this.#key(orgId, hash), JSON.stringify({ tokens, ttl, expiresAt }), 'PX', expiresAt - now));
+      .map(({ hash, tokens, ttl, expiresAt }) =>
+        this.#redis.set(this.#key(orgId, hash), JSON.stringify({ tokens, ttl, expiresAt }), 'PX', expiresAt - now),
+      );
     await Promise.all(writes);
   }
 
@@ -42,7 +44,12 @@ export class RedisRegistry implements PrefixRegistry {
 function parseEntry(value: string): PrefixEntry | undefined {
   try {
     const entry = JSON.parse(value) as Partial<PrefixEntry>;
-    if (typeof entry.tokens !== 'number' || typeof entry.expiresAt !== 'number' || (entry.ttl !== '5m' && entry.ttl !== '1h')) return undefined;
+    if (
+      typeof entry.tokens !== 'number' ||
+      typeof entry.expiresAt !== 'number' ||
+      (entry.ttl !== '5m' && entry.ttl !== '1h')
+    )
+      return undefined;
     return { tokens: entry.tokens, ttl: entry.ttl, expiresAt: entry.expiresAt };
   } catch {
     return undefined;

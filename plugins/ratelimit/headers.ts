@@ -4,7 +4,11 @@
 import type { Tier } from '../../limits/tiers.js';
 import type { Count, CounterKind } from './window.js';
 
-const SEGMENTS: Readonly<Record<CounterKind, string>> = { requests: 'requests', input: 'input-tokens', output: 'output-tokens' };
+const SEGMENTS: Readonly<Record<CounterKind, string>> = {
+  requests: 'requests',
+  input: 'input-tokens',
+  output: 'output-tokens',
+};
 
 export type Counts = Record<CounterKind, Count>;
 

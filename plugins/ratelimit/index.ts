@@ -35,7 +35,8 @@ export const rateLimitPlugin: PluginModule = {
     const limits = context.config.limits;
     // Windows are whole seconds (Redis expiries are); the schema's minimum is one.
     const windowSeconds = Math.max(1, Math.floor(limits.window_ms / 1000));
-    const spentMicros = async (orgId: string): Promise<number | undefined> => (await (await context.store()).orgs.find(orgId))?.spentMicros;
+    const spentMicros = async (orgId: string): Promise<number | undefined> =>
+      (await (await context.store()).orgs.find(orgId))?.spentMicros;
     return new RateLimiter({
       window: await openWindow(backend, context, windowSeconds),
       tiers: new TierCache(spentMicros, tiersOf(limits.tiers), tierCacheMs),
@@ -45,14 +46,21 @@ export const rateLimitPlugin: PluginModule = {
   },
 };
 
-async function openWindow(backend: NonNullable<RateLimitOptions['backend']>, context: PluginContext, windowSeconds: number): Promise<RateWindow> {
+async function openWindow(
+  backend: NonNullable<RateLimitOptions['backend']>,
+  context: PluginContext,
+  windowSeconds: number,
+): Promise<RateWindow> {
   const useRedis = backend === 'redis' || (backend === 'auto' && context.config.redis.url !== undefined);
   if (!useRedis) return memoryWindow(windowSeconds);
   const client = context.redis();
-  if (client === undefined) throw new ConfigError("plugin ratelimit: backend 'redis' needs redis.url (or GATEWAY_REDIS_URL)");
+  if (client === undefined)
+    throw new ConfigError("plugin ratelimit: backend 'redis' needs redis.url (or GATEWAY_REDIS_URL)");
   try {
     return await redisWindow(client, context.config.redis.key_prefix ?? 'gateway:', windowSeconds);
   } catch (error) {
-    throw new ConfigError(`redis.url: the rate limiter cannot reach Redis: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(
+      `redis.url: the rate limiter cannot reach Redis: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

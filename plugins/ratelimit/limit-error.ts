@@ -11,7 +11,11 @@ const CODES: Readonly<Record<CounterKind, ErrorCode>> = {
   output: 'GW_ERR_RATE_LIMIT_OUTPUT_TOKENS',
 };
 
-const NAMES: Readonly<Record<CounterKind, string>> = { requests: 'requests', input: 'input tokens', output: 'output tokens' };
+const NAMES: Readonly<Record<CounterKind, string>> = {
+  requests: 'requests',
+  input: 'input tokens',
+  output: 'output tokens',
+};
 
 export interface LimitHit {
   kind: CounterKind;
@@ -28,7 +32,10 @@ export function limitError(hit: LimitHit): GatewayError {
   const per = hit.windowMs === 60_000 ? 'minute' : `${hit.windowMs / 1000} s`;
   const detail = hit.detail === undefined ? '' : `: ${hit.detail}`;
   const retry = `retry after ${Math.max(1, Math.ceil(hit.retryMs / 1000))} s`;
-  return new GatewayError(CODES[hit.kind], `Rate limit reached for ${NAMES[hit.kind]} per ${per} (limit ${limitOf(hit.tier, hit.kind)}, tier ${hit.tier.name})${detail}; ${retry}.`);
+  return new GatewayError(
+    CODES[hit.kind],
+    `Rate limit reached for ${NAMES[hit.kind]} per ${per} (limit ${limitOf(hit.tier, hit.kind)}, tier ${hit.tier.name})${detail}; ${retry}.`,
+  );
 }
 
 /** An input estimate larger than the limit itself: waiting does not help. */

@@ -5,6 +5,10 @@ import { LimiterWindow, UNREACHABLE_POINTS } from './limiter-window.js';
 import type { RateWindow } from './window.js';
 
 export function memoryWindow(windowSeconds: number): RateWindow {
-  const limiter = (kind: string): RateLimiterMemory => new RateLimiterMemory({ keyPrefix: kind, points: UNREACHABLE_POINTS, duration: windowSeconds });
-  return new LimiterWindow({ requests: limiter('requests'), input: limiter('input'), output: limiter('output') }, windowSeconds);
+  const limiter = (kind: string): RateLimiterMemory =>
+    new RateLimiterMemory({ keyPrefix: kind, points: UNREACHABLE_POINTS, duration: windowSeconds });
+  return new LimiterWindow(
+    { requests: limiter('requests'), input: limiter('input'), output: limiter('output') },
+    windowSeconds,
+  );
 }

@@ -74,7 +74,8 @@ export class RateLimiter implements Plugin {
     this.#headers.write(exchange.responseHeaders, tier, state.counts);
     if (!generating) return;
     if (requests.used > tier.requestsPerMinute) throw this.#reject(exchange, state, 'requests');
-    if (output.used >= tier.outputTokensPerMinute) throw this.#reject(exchange, state, 'output', `${output.used} used in this window`);
+    if (output.used >= tier.outputTokensPerMinute)
+      throw this.#reject(exchange, state, 'output', `${output.used} used in this window`);
   }
 
   async handle(exchange: Exchange, next: Next): Promise<EventStream> {
@@ -111,7 +112,13 @@ export class RateLimiter implements Plugin {
     // it: a non-streamed answer's headers, written after, show the settled counts. The prompt tokens
     // are the upstream's, when it reported them (else the estimate stands).
     return observe(events, {
-      onEnd: (_end, watch) => this.#settle(exchange, state, { estimate, windowEnd: input.resetAt, prompt: watch.usage?.prompt_tokens, output: watch.outputTokens() }),
+      onEnd: (_end, watch) =>
+        this.#settle(exchange, state, {
+          estimate,
+          windowEnd: input.resetAt,
+          prompt: watch.usage?.prompt_tokens,
+          output: watch.outputTokens(),
+        }),
     });
   }
 
@@ -120,7 +127,11 @@ export class RateLimiter implements Plugin {
    * the estimate went to, if that window is still open, and the output tokens. Never throws: the
    * response is already on its way.
    */
-  async #settle(exchange: Exchange, state: RateLimitState, used: { estimate: number; windowEnd: number; prompt: number | undefined; output: number }): Promise<void> {
+  async #settle(
+    exchange: Exchange,
+    state: RateLimitState,
+    used: { estimate: number; windowEnd: number; prompt: number | undefined; output: number },
+  ): Promise<void> {
     const { orgId, tier } = state;
     const window = this.#window;
     try {
@@ -140,7 +151,10 @@ export class RateLimiter implements Plugin {
       }
       if (!exchange.res.headersSent) this.#headers.write(exchange.responseHeaders, tier, state.counts);
     } catch (error) {
-      exchange.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'ratelimit: could not charge the usage');
+      exchange.log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'ratelimit: could not charge the usage',
+      );
     }
   }
 
@@ -148,6 +162,12 @@ export class RateLimiter implements Plugin {
   #reject(exchange: Exchange, state: RateLimitState, kind: CounterKind, detail?: string): GatewayError {
     const retryMs = state.counts[kind].resetAt - Date.now();
     writeRetryAfter(exchange.responseHeaders, retryMs);
-    return limitError({ kind, tier: state.tier, windowMs: this.#window.windowMs, retryMs, ...(detail === undefined ? {} : { detail }) });
+    return limitError({
+      kind,
+      tier: state.tier,
+      windowMs: this.#window.windowMs,
+      retryMs,
+      ...(detail === undefined ? {} : { detail }),
+    });
   }
 }

@@ -23,7 +23,14 @@ export async function redisWindow(client: Redis, keyPrefix: string, windowSecond
       duration: windowSeconds,
       // Not ready (reconnecting): go to the insurance limiter at once instead of queueing in ioredis.
       rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${kind}-insurance`, points: UNREACHABLE_POINTS, duration: windowSeconds }),
+      insuranceLimiter: new RateLimiterMemory({
+        keyPrefix: `${kind}-insurance`,
+        points: UNREACHABLE_POINTS,
+        duration: windowSeconds,
+      }),
     });
-  return new LimiterWindow({ requests: limiter('requests'), input: limiter('input'), output: limiter('output') }, windowSeconds);
+  return new LimiterWindow(
+    { requests: limiter('requests'), input: limiter('input'), output: limiter('output') },
+    windowSeconds,
+  );
 }

@@ -13,7 +13,13 @@ export function completionAsChunk(completion: ChatCompletion): ChatChunk {
         role: 'assistant',
         content: choice.message.content,
         reasoning_content: choice.message.reasoning_content ?? null,
-        tool_calls: choice.message.tool_calls?.map((call, index) => ({ index, id: call.id, type: call.type, function: call.function })) ?? null,
+        tool_calls:
+          choice.message.tool_calls?.map((call, index) => ({
+            index,
+            id: call.id,
+            type: call.type,
+            function: call.function,
+          })) ?? null,
       },
       finish_reason: choice.finish_reason,
       stop_reason: choice.stop_reason ?? null,

@@ -35,7 +35,10 @@ export interface SearchPluginOptions extends SearchProviderOptions {
 const contextSize: JSONSchemaType<Partial<ContextSize>> = {
   type: 'object',
   additionalProperties: false,
-  properties: { results: optional({ type: 'integer', minimum: 1, maximum: 50 }), chars: optional({ type: 'integer', minimum: 500, maximum: 200_000 }) },
+  properties: {
+    results: optional({ type: 'integer', minimum: 1, maximum: 50 }),
+    chars: optional({ type: 'integer', minimum: 500, maximum: 200_000 }),
+  },
 };
 
 export const optionsSchema: JSONSchemaType<SearchPluginOptions> = {
@@ -44,14 +47,22 @@ export const optionsSchema: JSONSchemaType<SearchPluginOptions> = {
   properties: {
     ...searchProviderOptionsSchema.properties,
     secret_env: optional({ type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
-    context_sizes: optional({ type: 'object', additionalProperties: false, properties: { low: optional(contextSize), medium: optional(contextSize), high: optional(contextSize) } }),
+    context_sizes: optional({
+      type: 'object',
+      additionalProperties: false,
+      properties: { low: optional(contextSize), medium: optional(contextSize), high: optional(contextSize) },
+    }),
   },
 };
 
 export const searchPlugin: PluginModule = {
   optionsSchema,
   async create(raw, context): Promise<Plugin> {
-    const { secret_env: secretEnv = 'GATEWAY_SEARCH_SECRET', context_sizes: sizeOptions = {}, ...providerOptions } = raw as SearchPluginOptions;
+    const {
+      secret_env: secretEnv = 'GATEWAY_SEARCH_SECRET',
+      context_sizes: sizeOptions = {},
+      ...providerOptions
+    } = raw as SearchPluginOptions;
     const sealer = new Sealer(await loadSearchSecret(process.env, secretEnv, context.dataDir));
     const provider = await createSearchProvider(providerOptions, { resolvePath: context.resolvePath });
     const timeoutMs = providerOptions.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -64,7 +75,9 @@ export const searchPlugin: PluginModule = {
      * Turns the search fields into an ordinary chat request, as the upstream gets it: replayed turns
      * verified and restored, the search function and note offered. Undefined when there are none.
      */
-    const prepare = (request: ChatRequest): { options: WebSearchOptions | undefined; size: ContextSize; book: SourceBook } | undefined => {
+    const prepare = (
+      request: ChatRequest,
+    ): { options: WebSearchOptions | undefined; size: ContextSize; book: SourceBook } | undefined => {
       const options = request.web_search;
       const replay = request.web_search_replay;
       if (options === undefined && replay === undefined) return undefined;

@@ -3,7 +3,15 @@
 // citation event there); usage is made cumulative over the rounds; with search on, tool calls and the
 // finish are held, because a call of the search function is the gateway's to run (the client never
 // sees it) and the client's own calls come after the search blocks, as in the final body.
-import { SEARCH_FUNCTION_NAME, type CanonicalEvent, type ChatChunk, type ChatChunkChoice, type ChatDelta, type ChatUsage, type FinishReason } from '../../proxy/canonical.js';
+import {
+  SEARCH_FUNCTION_NAME,
+  type CanonicalEvent,
+  type ChatChunk,
+  type ChatChunkChoice,
+  type ChatDelta,
+  type ChatUsage,
+  type FinishReason,
+} from '../../proxy/canonical.js';
 import { MarkerScanner, type TextPiece } from './markers.js';
 import type { SourceBook } from './sources.js';
 import { addUsage } from './usage.js';
@@ -50,7 +58,8 @@ export class Round {
     // The usage-only chunk that ends a round: the loop sends one total at its own end.
     const choice = chunk.choices[0];
     if (choice === undefined) return [];
-    const usage = this.#options.streamed && chunk.usage ? this.#report(addUsage(this.#options.prior, chunk.usage)) : undefined;
+    const usage =
+      this.#options.streamed && chunk.usage ? this.#report(addUsage(this.#options.prior, chunk.usage)) : undefined;
     const delta = choice.delta;
     const calls = this.#holdCalls(delta);
     let finish = choice.finish_reason ?? null;
@@ -63,7 +72,12 @@ export class Round {
     }
     const content = typeof delta.content === 'string' ? delta.content : '';
     this.text += content;
-    const pieces: TextPiece[] = content === '' || (!this.#scanner.holding && !content.includes('[')) ? (content === '' ? [] : [{ text: content }]) : this.#scanner.push(content);
+    const pieces: TextPiece[] =
+      content === '' || (!this.#scanner.holding && !content.includes('['))
+        ? content === ''
+          ? []
+          : [{ text: content }]
+        : this.#scanner.push(content);
     const head: ChatDelta = {};
     if (delta.role) head.role = delta.role;
     const reasoning = delta.reasoning_content ?? delta.reasoning;
@@ -83,7 +97,8 @@ export class Round {
     const out: CanonicalEvent[] = [];
     if (head.role !== undefined || head.reasoning_content !== undefined) out.push(this.#chunk({ delta: head }));
     for (const piece of pieces) out.push(...this.#piece(piece));
-    if (tail.delta !== undefined || finish !== null || usage !== undefined) out.push(this.#chunk({ delta: {}, ...tail }, usage));
+    if (tail.delta !== undefined || finish !== null || usage !== undefined)
+      out.push(this.#chunk({ delta: {}, ...tail }, usage));
     return out;
   }
 
@@ -95,19 +110,39 @@ export class Round {
 
   /** The model's calls of the search function (the loop runs them). */
   searchCalls(): HeldCall[] {
-    return [...this.#calls.values()].filter((call) => call.name === SEARCH_FUNCTION_NAME).sort((a, b) => a.index - b.index);
+    return [...this.#calls.values()]
+      .filter((call) => call.name === SEARCH_FUNCTION_NAME)
+      .sort((a, b) => a.index - b.index);
   }
 
   clientCalls(): HeldCall[] {
-    return [...this.#calls.values()].filter((call) => call.name !== SEARCH_FUNCTION_NAME).sort((a, b) => a.index - b.index);
+    return [...this.#calls.values()]
+      .filter((call) => call.name !== SEARCH_FUNCTION_NAME)
+      .sort((a, b) => a.index - b.index);
   }
 
   /** What was held, at the turn's end: the client's calls (after the search blocks) and the finish. */
   finishEvents(): CanonicalEvent[] {
     if (!this.#options.holdCalls) return [];
     const calls = this.clientCalls();
-    const choice: Partial<ChatChunkChoice> = { delta: {}, finish_reason: calls.length > 0 ? 'tool_calls' : this.#finish === 'tool_calls' || this.#finish === null ? 'stop' : this.#finish };
-    if (calls.length > 0) choice.delta = { tool_calls: calls.map((call) => ({ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) };
+    const choice: Partial<ChatChunkChoice> = {
+      delta: {},
+      finish_reason:
+        calls.length > 0
+          ? 'tool_calls'
+          : this.#finish === 'tool_calls' || this.#finish === null
+            ? 'stop'
+            : this.#finish,
+    };
+    if (calls.length > 0)
+      choice.delta = {
+        tool_calls: calls.map((call) => ({
+          index: call.index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
     if (this.#stop !== null) choice.stop_reason = this.#stop;
     return [this.#chunk(choice)];
   }
@@ -143,7 +178,12 @@ export class Round {
   }
 
   #chunk(choice: Partial<ChatChunkChoice>, usage?: ChatUsage): CanonicalEvent {
-    const meta = this.#meta ?? { id: 'chatcmpl-search', object: 'chat.completion.chunk' as const, created: 0, model: '' };
+    const meta = this.#meta ?? {
+      id: 'chatcmpl-search',
+      object: 'chat.completion.chunk' as const,
+      created: 0,
+      model: '',
+    };
     const chunk: ChatChunk = { ...meta, choices: [{ index: 0, delta: {}, ...choice }] };
     if (usage !== undefined) chunk.usage = usage;
     return { type: 'chunk', chunk };
@@ -151,7 +191,12 @@ export class Round {
 
   /** The chunk the loop's end sends: the total usage of every round, with the search count. */
   totalChunk(total: ChatUsage): CanonicalEvent {
-    const meta = this.#meta ?? { id: 'chatcmpl-search', object: 'chat.completion.chunk' as const, created: 0, model: '' };
+    const meta = this.#meta ?? {
+      id: 'chatcmpl-search',
+      object: 'chat.completion.chunk' as const,
+      created: 0,
+      model: '',
+    };
     return { type: 'chunk', chunk: { ...meta, choices: [], usage: this.#report(total)! } };
   }
 }

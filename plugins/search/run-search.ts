@@ -3,7 +3,13 @@
 // pages, at most the context size's result count). A failure is an errored search, not an error of the
 // request; only the client going away stops the request.
 import type { WebSearchOptions } from '../../proxy/canonical.js';
-import { domainFilter, SearchError, type SearchProvider, type SearchQuery, type SearchResult } from './providers/index.js';
+import {
+  domainFilter,
+  SearchError,
+  type SearchProvider,
+  type SearchQuery,
+  type SearchResult,
+} from './providers/index.js';
 
 export type SearchOutcome = { query: string; results: SearchResult[] } | { query: string; errorCode: string };
 
@@ -64,4 +70,3 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
-

@@ -30,7 +30,8 @@ export class Sealer {
   /** The sealed value, or undefined when the text was not sealed by this secret for this purpose, or was changed. */
   open(purpose: SealPurpose, text: string): unknown {
     const bytes = Buffer.from(text, 'base64url');
-    if (bytes.length < 1 + IV_BYTES + TAG_BYTES || bytes[0] !== VERSION || bytes.toString('base64url') !== text) return undefined;
+    if (bytes.length < 1 + IV_BYTES + TAG_BYTES || bytes[0] !== VERSION || bytes.toString('base64url') !== text)
+      return undefined;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(1, 1 + IV_BYTES));
       decipher.setAAD(Buffer.from(purpose));

@@ -3,7 +3,14 @@
 // and the model is called again, inside the one client request, up to `max_uses` searches. Beyond
 // them a call gets the error `max_uses_exceeded` and the model answers from what it has. A round in
 // which the model also calls a client tool ends the turn: the client runs its tool.
-import { SEARCH_FUNCTION_NAME, type CanonicalEvent, type ChatMessage, type ChatRequest, type ChatUsage, type WebSearchOptions } from '../../proxy/canonical.js';
+import {
+  SEARCH_FUNCTION_NAME,
+  type CanonicalEvent,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatUsage,
+  type WebSearchOptions,
+} from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Next } from '../../proxy/plugin.js';
 import { completionAsChunk } from './completion-chunk.js';
@@ -41,7 +48,10 @@ export async function* searchLoop(first: EventStream, input: LoopInput): EventSt
   let used = 0;
   let searchCount = 0;
   for (let round = 1; ; round++) {
-    const state = new Round({ holdCalls: search !== undefined, streamed, prior, searches: () => search?.counter.executed }, book);
+    const state = new Round(
+      { holdCalls: search !== undefined, streamed, prior, searches: () => search?.counter.executed },
+      book,
+    );
     for await (const event of events) {
       if (event.type === 'chunk') yield* state.take(event.chunk);
       else if (event.type === 'completion') yield* state.take(completionAsChunk(event.completion));
@@ -68,14 +78,31 @@ export async function* searchLoop(first: EventStream, input: LoopInput): EventSt
         text = errorText('max_uses_exceeded');
       } else {
         used++;
-        const outcome = await runSearch(query, { provider: search.provider, options: search.options, maxResults: search.size.results, timeoutMs: search.timeoutMs, signal: exchange.signal });
+        const outcome = await runSearch(query, {
+          provider: search.provider,
+          options: search.options,
+          maxResults: search.size.results,
+          timeoutMs: search.timeoutMs,
+          signal: exchange.signal,
+        });
         if ('errorCode' in outcome) {
           yield { type: 'search_result', id, results: [], error_code: outcome.errorCode } satisfies CanonicalEvent;
           text = errorText(outcome.errorCode);
         } else {
           search.counter.executed++;
-          const sources = outcome.results.map((result) => book.add({ url: result.url, title: result.title, content: result.content, pageAge: result.pageAge ?? null }));
-          yield { type: 'search_result', id, results: sources.map((source) => book.sealed(source)) } satisfies CanonicalEvent;
+          const sources = outcome.results.map((result) =>
+            book.add({
+              url: result.url,
+              title: result.title,
+              content: result.content,
+              pageAge: result.pageAge ?? null,
+            }),
+          );
+          yield {
+            type: 'search_result',
+            id,
+            results: sources.map((source) => book.sealed(source)),
+          } satisfies CanonicalEvent;
           text = resultsText(sources, search.size);
         }
       }
@@ -87,7 +114,15 @@ export async function* searchLoop(first: EventStream, input: LoopInput): EventSt
       return;
     }
     request.messages.push(
-      { role: 'assistant', content: state.text === '' ? null : state.text, tool_calls: calls.map((call, n) => ({ id: callIds[n]!, type: 'function', function: { name: SEARCH_FUNCTION_NAME, arguments: call.arguments } })) },
+      {
+        role: 'assistant',
+        content: state.text === '' ? null : state.text,
+        tool_calls: calls.map((call, n) => ({
+          id: callIds[n]!,
+          type: 'function',
+          function: { name: SEARCH_FUNCTION_NAME, arguments: call.arguments },
+        })),
+      },
       ...answers,
     );
     // A forced first search (tool_choice required, or named) forces only the first round.

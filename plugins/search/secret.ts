@@ -12,7 +12,8 @@ const MIN_ENV_SECRET = 16;
 export async function loadSearchSecret(env: NodeJS.ProcessEnv, variable: string, dataDir: string): Promise<Buffer> {
   const fromEnv = env[variable];
   if (fromEnv !== undefined && fromEnv !== '') {
-    if (fromEnv.length < MIN_ENV_SECRET) throw new Error(`search plugin: ${variable} must hold at least ${MIN_ENV_SECRET} characters`);
+    if (fromEnv.length < MIN_ENV_SECRET)
+      throw new Error(`search plugin: ${variable} must hold at least ${MIN_ENV_SECRET} characters`);
     return Buffer.from(fromEnv, 'utf8');
   }
   const file = join(dataDir, SECRET_FILE);
@@ -43,6 +44,7 @@ async function readSecretFile(file: string): Promise<Buffer | undefined> {
     throw error;
   }
   const hex = text.trim();
-  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`search plugin: ${file} must hold 32 bytes in hex (delete it to make a new one)`);
+  if (!/^[0-9a-f]{64}$/i.test(hex))
+    throw new Error(`search plugin: ${file} must hold 32 bytes in hex (delete it to make a new one)`);
   return Buffer.from(hex, 'hex');
 }

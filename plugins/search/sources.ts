@@ -62,12 +62,22 @@ export class SourceBook {
   /** The result as the client gets it. */
   sealed(source: Source): SearchSource {
     const page: SealedPage = { u: source.url, t: source.title, c: source.content, a: source.pageAge };
-    return { url: source.url, title: source.title, page_age: source.pageAge, encrypted_content: this.#sealer.seal('content', page) };
+    return {
+      url: source.url,
+      title: source.title,
+      page_age: source.pageAge,
+      encrypted_content: this.#sealer.seal('content', page),
+    };
   }
 
   citation(source: Source): Citation {
     const citedText = citedTextOf(source.content);
-    return { url: source.url, title: source.title, cited_text: citedText, encrypted_index: this.#sealer.seal('index', { n: source.number, u: source.url, c: citedText }) };
+    return {
+      url: source.url,
+      title: source.title,
+      cited_text: citedText,
+      encrypted_index: this.#sealer.seal('index', { n: source.number, u: source.url, c: citedText }),
+    };
   }
 }
 

@@ -14,11 +14,15 @@ export function addUsage(a: ChatUsage | undefined, b: ChatUsage | undefined): Ch
   const da = a.prompt_tokens_details;
   const db = b.prompt_tokens_details;
   if (da || db) {
-    const details: NonNullable<ChatUsage['prompt_tokens_details']> = { cached_tokens: (da?.cached_tokens ?? 0) + (db?.cached_tokens ?? 0) };
+    const details: NonNullable<ChatUsage['prompt_tokens_details']> = {
+      cached_tokens: (da?.cached_tokens ?? 0) + (db?.cached_tokens ?? 0),
+    };
     if (da?.cache_creation || db?.cache_creation) {
       details.cache_creation = {
-        ephemeral_5m_input_tokens: (da?.cache_creation?.ephemeral_5m_input_tokens ?? 0) + (db?.cache_creation?.ephemeral_5m_input_tokens ?? 0),
-        ephemeral_1h_input_tokens: (da?.cache_creation?.ephemeral_1h_input_tokens ?? 0) + (db?.cache_creation?.ephemeral_1h_input_tokens ?? 0),
+        ephemeral_5m_input_tokens:
+          (da?.cache_creation?.ephemeral_5m_input_tokens ?? 0) + (db?.cache_creation?.ephemeral_5m_input_tokens ?? 0),
+        ephemeral_1h_input_tokens:
+          (da?.cache_creation?.ephemeral_1h_input_tokens ?? 0) + (db?.cache_creation?.ephemeral_1h_input_tokens ?? 0),
       };
     }
     sum.prompt_tokens_details = details;

@@ -38,7 +38,8 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
         headers: forwardedHeaders(exchange, options.forwardHeaders),
       });
     } catch (error) {
-      if (error instanceof GatewayError && error.code === 'GW_ERR_UPSTREAM_OVERLOADED') writeRetryAfter(exchange, options.retryAfterSeconds);
+      if (error instanceof GatewayError && error.code === 'GW_ERR_UPSTREAM_OVERLOADED')
+        writeRetryAfter(exchange, options.retryAfterSeconds);
       throw error;
     }
     if (response.statusCode !== 200) {
@@ -47,8 +48,12 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
       throw error;
     }
     // The request's child logger is made on first use: only a request whose usage is out of bounds needs it.
-    const usage = new UsageCheck(request, options.maxContextTokens, { warn: (fields, message) => exchange.log.warn(fields, message) });
-    return request.stream === true ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk))) : completionEvents(response, usage);
+    const usage = new UsageCheck(request, options.maxContextTokens, {
+      warn: (fields, message) => exchange.log.warn(fields, message),
+    });
+    return request.stream === true
+      ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk)))
+      : completionEvents(response, usage);
   };
 }
 
@@ -64,7 +69,10 @@ function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
   const passed = options.fields.passed;
   for (const field of Object.keys(request)) if (passed.has(field)) body[field] = request[field];
   if (request.stream === true) {
-    body.stream_options = options.fields.continuousUsage && request.stream_options?.continuous_usage_stats === true ? RUNNING_USAGE : USAGE_ONLY;
+    body.stream_options =
+      options.fields.continuousUsage && request.stream_options?.continuous_usage_stats === true
+        ? RUNNING_USAGE
+        : USAGE_ONLY;
   }
   return JSON.stringify(body);
 }

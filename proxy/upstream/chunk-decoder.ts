@@ -23,7 +23,11 @@ export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
     try {
       this.#reader.feed(chunk);
     } catch (error) {
-      if (error instanceof SseTooLargeError) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', `The model server sent an oversized event: ${error.message}.`);
+      if (error instanceof SseTooLargeError)
+        throw new GatewayError(
+          'GW_ERR_UPSTREAM_BAD_RESPONSE',
+          `The model server sent an oversized event: ${error.message}.`,
+        );
       throw error;
     }
   }
@@ -32,7 +36,11 @@ export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
     this.#emit = emit;
     this.#reader.end();
     // Some servers end without [DONE]; a stream that reached its finish_reason is complete all the same.
-    if (!this.#finished) throw new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream before the response was complete.');
+    if (!this.#finished)
+      throw new GatewayError(
+        'GW_ERR_UPSTREAM_STREAM_CUT',
+        'The model server closed the stream before the response was complete.',
+      );
   }
 
   /** The answer is whole once a finish_reason (or [DONE]) arrived; a connection lost after it loses at most the usage. */
@@ -59,14 +67,26 @@ function parseChunk(data: string): ChatChunk {
   } catch {
     throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not JSON.');
   }
-  if (typeof parsed !== 'object' || parsed === null) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not an object.');
+  if (typeof parsed !== 'object' || parsed === null)
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not an object.');
   const record = parsed as { choices?: unknown; error?: unknown; object?: unknown };
-  if (record.error !== undefined || record.object === 'error') throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The model server reported an error in the middle of the response.');
-  if (!Array.isArray(record.choices)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a chunk without choices.');
-  if (!record.choices.every(hasDelta)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a delta.');
+  if (record.error !== undefined || record.object === 'error')
+    throw new GatewayError(
+      'GW_ERR_UPSTREAM_FAILED',
+      'The model server reported an error in the middle of the response.',
+    );
+  if (!Array.isArray(record.choices))
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a chunk without choices.');
+  if (!record.choices.every(hasDelta))
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a delta.');
   return parsed as ChatChunk;
 }
 
 function hasDelta(choice: unknown): boolean {
-  return typeof choice === 'object' && choice !== null && typeof (choice as { delta?: unknown }).delta === 'object' && (choice as { delta?: unknown }).delta !== null;
+  return (
+    typeof choice === 'object' &&
+    choice !== null &&
+    typeof (choice as { delta?: unknown }).delta === 'object' &&
+    (choice as { delta?: unknown }).delta !== null
+  );
 }

@@ -56,7 +56,9 @@ async function getJson(url: string, query: ContextQuery): Promise<unknown> {
 
 /** A context size as reported: a whole number in the range the config itself allows, or nothing. */
 function contextOf(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 16 && value <= 16_777_216 ? value : undefined;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 16 && value <= 16_777_216
+    ? value
+    : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -22,7 +22,18 @@ export interface UpstreamPoolOptions {
 }
 
 /** Errors that mean the request never reached a working server, so trying again is safe. */
-const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const CONNECTION_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
 
 /**
  * The upstream replicas: least-outstanding-requests balancing, passive health (a replica that fails
@@ -44,7 +55,11 @@ export class UpstreamPool {
   }
 
   /** POSTs a JSON body to `${basePath}${path}` on the best replica. */
-  async post(path: string, body: string, init: { signal: AbortSignal; headers: Record<string, string> }): Promise<UpstreamResponse> {
+  async post(
+    path: string,
+    body: string,
+    init: { signal: AbortSignal; headers: Record<string, string> },
+  ): Promise<UpstreamResponse> {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
     for (let attempt = 0; ; attempt++) {
@@ -79,7 +94,8 @@ export class UpstreamPool {
           replica.markFailure(this.#now());
           throw new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', 'The upstream did not answer in time.');
         }
-        if (!CONNECTION_FAILURES.has(code)) throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The upstream request failed.');
+        if (!CONNECTION_FAILURES.has(code))
+          throw new GatewayError('GW_ERR_UPSTREAM_FAILED', 'The upstream request failed.');
         replica.markFailure(this.#now());
         if (attempt >= this.#options.retries) {
           throw new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.');
@@ -89,7 +105,8 @@ export class UpstreamPool {
       } finally {
         clearTimeout(queueTimer);
       }
-      if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504) replica.markFailure(this.#now());
+      if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504)
+        replica.markFailure(this.#now());
       else replica.markSuccess();
       return response;
     }
@@ -116,7 +133,13 @@ export class UpstreamPool {
   /** Abandons the request if it is still waiting for a connection after `queueTimeoutMs`. */
   #bound(response: UpstreamResponse): NodeJS.Timeout {
     return setTimeout(() => {
-      if (response.queued) response.abort(new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'Every connection to the model server is busy; try again shortly.'));
+      if (response.queued)
+        response.abort(
+          new GatewayError(
+            'GW_ERR_UPSTREAM_OVERLOADED',
+            'Every connection to the model server is busy; try again shortly.',
+          ),
+        );
     }, this.#options.queueTimeoutMs);
   }
 

@@ -15,7 +15,19 @@ export const GATEWAY_FIELDS: readonly string[] = ['web_search', 'web_search_repl
  * (usage is always asked for on streams), so neither is copied from the request. `logit_bias` is in no list:
  * it can ban the end-of-turn token, which forces full-length generation as `ignore_eos` does.
  */
-const COMMON = ['messages', 'max_tokens', 'temperature', 'top_p', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'tools', 'response_format', 'stream'];
+const COMMON = [
+  'messages',
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'tools',
+  'response_format',
+  'stream',
+];
 
 interface FlavorSpec {
   fields: readonly string[];
@@ -29,12 +41,24 @@ interface FlavorSpec {
  * `top_k` is not OpenAI's but Anthropic's (the message dialect passes it on), kept where the server has it.
  */
 const FLAVORS: Readonly<Record<UpstreamFlavor, FlavorSpec>> = {
-  vllm: { fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'], continuousUsage: true },
-  'llama-server': { fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'top_k'], continuousUsage: false },
-  sglang: { fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'], continuousUsage: true },
+  vllm: {
+    fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'],
+    continuousUsage: true,
+  },
+  'llama-server': {
+    fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'top_k'],
+    continuousUsage: false,
+  },
+  sglang: {
+    fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'],
+    continuousUsage: true,
+  },
   tgi: { fields: [...COMMON, 'tool_choice', 'logprobs', 'top_logprobs'], continuousUsage: false },
   ollama: { fields: [...COMMON, 'logprobs', 'top_logprobs'], continuousUsage: false },
-  openai: { fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user'], continuousUsage: false },
+  openai: {
+    fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user'],
+    continuousUsage: false,
+  },
 };
 
 /** The upstream side of a request, decided once at start. */

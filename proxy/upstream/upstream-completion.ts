@@ -18,7 +18,8 @@ export function upstreamCompletion(text: string): ChatCompletion {
   if (typeof parsed !== 'object' || parsed === null || !Array.isArray(completion.choices)) {
     throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a completion without choices.');
   }
-  if (!completion.choices.every(hasMessage)) throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a message.');
+  if (!completion.choices.every(hasMessage))
+    throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent a choice without a message.');
   return {
     id: completion.id,
     object: 'chat.completion',
@@ -41,9 +42,18 @@ function canonicalChoice(choice: ChatCompletionChoice): ChatCompletionChoice {
 }
 
 function canonicalCall(call: ChatToolCall): ChatToolCall {
-  return { id: call.id ?? '', type: 'function', function: { name: call.function?.name ?? '', arguments: call.function?.arguments || '' } };
+  return {
+    id: call.id ?? '',
+    type: 'function',
+    function: { name: call.function?.name ?? '', arguments: call.function?.arguments || '' },
+  };
 }
 
 function hasMessage(choice: unknown): boolean {
-  return typeof choice === 'object' && choice !== null && typeof (choice as { message?: unknown }).message === 'object' && (choice as { message?: unknown }).message !== null;
+  return (
+    typeof choice === 'object' &&
+    choice !== null &&
+    typeof (choice as { message?: unknown }).message === 'object' &&
+    (choice as { message?: unknown }).message !== null
+  );
 }

@@ -20,12 +20,20 @@ const LOGGED_CHARS = 1000;
  * gateway's own message for the status (400/413/422 → 400 with a generic reason); the upstream's
  * text, truncated, goes to the log at warn.
  */
-export async function upstreamStatusError(response: UpstreamErrorResponse, log: UpstreamErrorLog): Promise<GatewayError> {
+export async function upstreamStatusError(
+  response: UpstreamErrorResponse,
+  log: UpstreamErrorLog,
+): Promise<GatewayError> {
   const text = await response.text().catch(() => '');
   const status = response.statusCode;
-  log.warn({ upstreamStatus: status, upstreamError: text.slice(0, LOGGED_CHARS) }, 'the model server answered with an error');
-  if (status === 400 || status === 413 || status === 422) return new GatewayError('GW_ERR_UPSTREAM_REJECTED', rejectionMessage(status, text));
-  if (status === 429 || status === 503) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'The model server is overloaded; try again shortly.');
+  log.warn(
+    { upstreamStatus: status, upstreamError: text.slice(0, LOGGED_CHARS) },
+    'the model server answered with an error',
+  );
+  if (status === 400 || status === 413 || status === 422)
+    return new GatewayError('GW_ERR_UPSTREAM_REJECTED', rejectionMessage(status, text));
+  if (status === 429 || status === 503)
+    return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'The model server is overloaded; try again shortly.');
   if (status === 504) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', 'The model server timed out.');
   return new GatewayError('GW_ERR_UPSTREAM_FAILED', `The model server answered ${status}.`);
 }
@@ -34,8 +42,15 @@ export async function upstreamStatusError(response: UpstreamErrorResponse, log: 
 export function streamReadError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   const code = errorCode(error);
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', 'The model server stopped sending in the middle of the response.');
-  return new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The connection to the model server broke in the middle of the response.');
+  if (code === 'UND_ERR_BODY_TIMEOUT')
+    return new GatewayError(
+      'GW_ERR_UPSTREAM_TIMEOUT',
+      'The model server stopped sending in the middle of the response.',
+    );
+  return new GatewayError(
+    'GW_ERR_UPSTREAM_STREAM_CUT',
+    'The connection to the model server broke in the middle of the response.',
+  );
 }
 
 /** The `code` of a Node or undici error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), or ''. */

@@ -10,11 +10,18 @@
 
 /** In order: the first that matches names the reason. */
 const REASONS: ReadonlyArray<{ pattern: RegExp; reason: string }> = [
-  { pattern: /context (length|size|window)|max(imum)? model length|max_model_len|kv (cache )?size|prompt (is )?too (long|big)|`inputs` (tokens|must have)|input (length|is too large|is larger)/i, reason: 'context length exceeded' },
+  {
+    pattern:
+      /context (length|size|window)|max(imum)? model length|max_model_len|kv (cache )?size|prompt (is )?too (long|big)|`inputs` (tokens|must have)|input (length|is too large|is larger)/i,
+    reason: 'context length exceeded',
+  },
   { pattern: /max_tokens|max_completion_tokens|max_new_tokens|n_predict/i, reason: 'max_tokens out of range' },
   { pattern: /tool/i, reason: 'tools or tool_choice not accepted' },
   { pattern: /response_format|json[_ ]schema|grammar|guided/i, reason: 'response_format not accepted' },
-  { pattern: /temperature|top_p|top_k|min_p|penalty|\bseed\b|logprobs|\bstop\b/i, reason: 'a sampling parameter out of range' },
+  {
+    pattern: /temperature|top_p|top_k|min_p|penalty|\bseed\b|logprobs|\bstop\b/i,
+    reason: 'a sampling parameter out of range',
+  },
 ];
 
 /** How much of the server's text is read for the reason (its message comes first). */
@@ -23,6 +30,10 @@ const READ_CHARS = 4096;
 /** "The model server rejected the request: context length exceeded." or, when unrecognised, without a reason. */
 export function rejectionMessage(status: number, text: string): string {
   const head = text.slice(0, READ_CHARS);
-  const reason = REASONS.find((candidate) => candidate.pattern.test(head))?.reason ?? (status === 413 ? 'request too large' : undefined);
-  return reason === undefined ? 'The model server rejected the request.' : `The model server rejected the request: ${reason}.`;
+  const reason =
+    REASONS.find((candidate) => candidate.pattern.test(head))?.reason ??
+    (status === 413 ? 'request too large' : undefined);
+  return reason === undefined
+    ? 'The model server rejected the request.'
+    : `The model server rejected the request: ${reason}.`;
 }

@@ -67,7 +67,11 @@ export class UsageCheck {
     }
     const promptTokens = prompt as number;
     const completionTokens = completion as number;
-    const checked: ChatUsage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const checked: ChatUsage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
     const cached = reported.prompt_tokens_details?.cached_tokens;
     if (cached !== undefined) {
       // The gateway has no count of the upstream's cache: none read is the safe figure (full input price).
@@ -85,7 +89,10 @@ export class UsageCheck {
   #outputBound(): number {
     const stop = this.#request.stop;
     const stops = stop === undefined ? [] : typeof stop === 'string' ? [stop] : stop;
-    const longestStop = stops.reduce((longest, text) => Math.max(longest, typeof text === 'string' ? Buffer.byteLength(text) : 0), 0);
+    const longestStop = stops.reduce(
+      (longest, text) => Math.max(longest, typeof text === 'string' ? Buffer.byteLength(text) : 0),
+      0,
+    );
     return this.#producedBytes + longestStop + SILENT_TOKENS + SILENT_TOKENS_PER_TOOL_CALL * this.#toolCalls;
   }
 
@@ -97,7 +104,11 @@ export class UsageCheck {
     this.#log.warn(
       {
         replaced,
-        reported: { prompt_tokens: shown(reported.prompt_tokens), completion_tokens: shown(reported.completion_tokens), cached_tokens: shown(reported.prompt_tokens_details?.cached_tokens) },
+        reported: {
+          prompt_tokens: shown(reported.prompt_tokens),
+          completion_tokens: shown(reported.completion_tokens),
+          cached_tokens: shown(reported.prompt_tokens_details?.cached_tokens),
+        },
         used: { prompt_tokens: checked.prompt_tokens, completion_tokens: checked.completion_tokens },
       },
       "the model server reported usage out of bounds; the gateway's own count replaces it",

@@ -7,11 +7,24 @@ export const usageHolds: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema
       .alterTable('usage')
-      .addColumn('state', 'text', (c) => c.notNull().defaultTo('settled').check(sql`state in ('held', 'settled', 'released')`))
+      .addColumn('state', 'text', (c) =>
+        c
+          .notNull()
+          .defaultTo('settled')
+          .check(sql`state in ('held', 'settled', 'released')`),
+      )
       .execute();
-    await db.schema.alterTable('usage').addColumn('hold_micros', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('usage')
+      .addColumn('hold_micros', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
     // Only open holds are indexed: the orphan sweep finds them without scanning the ledger.
-    await db.schema.createIndex('usage_held').on('usage').column('created_at').where(sql.ref('state'), '=', 'held').execute();
+    await db.schema
+      .createIndex('usage_held')
+      .on('usage')
+      .column('created_at')
+      .where(sql.ref('state'), '=', 'held')
+      .execute();
   },
 
   async down(db: Kysely<unknown>): Promise<void> {

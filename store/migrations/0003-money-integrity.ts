@@ -43,8 +43,14 @@ export const moneyIntegrity: Migration = {
     const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
     for (const [table, columns] of Object.entries(MONEY_COLUMNS)) {
       if (table === 'credit_grants') continue;
-      if (sqlite) for (const event of ['insert', 'update']) await sql`drop trigger if exists ${sql.raw(`${table}_money_${event}`)}`.execute(db);
-      else for (const column of Object.keys(columns)) await sql`alter table ${sql.table(table)} drop constraint if exists ${sql.raw(`${table}_${column}_money`)}`.execute(db);
+      if (sqlite)
+        for (const event of ['insert', 'update'])
+          await sql`drop trigger if exists ${sql.raw(`${table}_money_${event}`)}`.execute(db);
+      else
+        for (const column of Object.keys(columns))
+          await sql`alter table ${sql.table(table)} drop constraint if exists ${sql.raw(`${table}_${column}_money`)}`.execute(
+            db,
+          );
     }
     await db.schema.dropTable('credit_grants').execute();
   },
@@ -56,7 +62,8 @@ export const moneyIntegrity: Migration = {
  * hold of that kind is released, as it never reserved anything real.
  */
 async function repairSqliteMoney(db: Kysely<unknown>): Promise<void> {
-  const outOfRange = (column: string, low: string): RawBuilder<unknown> => sql`(${sql.ref(column)} < ${sql.raw(low)} or ${sql.ref(column)} > ${sql.raw(MAX_MICROS)})`;
+  const outOfRange = (column: string, low: string): RawBuilder<unknown> =>
+    sql`(${sql.ref(column)} < ${sql.raw(low)} or ${sql.ref(column)} > ${sql.raw(MAX_MICROS)})`;
   await sql`update usage set state = 'released' where state = 'held' and ${outOfRange('hold_micros', '0')}`.execute(db);
   for (const [table, columns] of Object.entries(MONEY_COLUMNS)) {
     if (table === 'credit_grants') continue;
@@ -79,17 +86,24 @@ async function openingGrants(db: Kysely<unknown>): Promise<void> {
 
 async function sqliteMoneyTriggers(db: Kysely<unknown>, table: string, columns: Record<string, string>): Promise<void> {
   const bad = Object.entries(columns)
-    .map(([column, low]) => `typeof(new.${column}) != 'integer' or new.${column} < ${low} or new.${column} > ${MAX_MICROS}`)
+    .map(
+      ([column, low]) =>
+        `typeof(new.${column}) != 'integer' or new.${column} < ${low} or new.${column} > ${MAX_MICROS}`,
+    )
     .join(' or ');
   const message = `${table}: money must be whole micro-credits within the safe-integer range`;
   for (const event of ['insert', 'update']) {
-    await raw(`create trigger ${table}_money_${event} before ${event} on ${table} when ${bad} begin select raise(abort, '${message}'); end`).execute(db);
+    await raw(
+      `create trigger ${table}_money_${event} before ${event} on ${table} when ${bad} begin select raise(abort, '${message}'); end`,
+    ).execute(db);
   }
 }
 
 async function checkConstraints(db: Kysely<unknown>, table: string, columns: Record<string, string>): Promise<void> {
   for (const [column, low] of Object.entries(columns)) {
-    await raw(`alter table ${table} add constraint ${table}_${column}_money check (${column} between ${low} and ${MAX_MICROS})`).execute(db);
+    await raw(
+      `alter table ${table} add constraint ${table}_${column}_money check (${column} between ${low} and ${MAX_MICROS})`,
+    ).execute(db);
   }
 }
 

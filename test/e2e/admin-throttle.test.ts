@@ -33,25 +33,42 @@ t.teardown(async () => {
   await services.close();
 });
 
-const api = (token: string): Promise<Response> => fetch(`${admin.url}/admin/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+const api = (token: string): Promise<Response> =>
+  fetch(`${admin.url}/admin/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
 const login = (token: string): Promise<Response> =>
-  fetch(`${admin.url}/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+  fetch(`${admin.url}/admin/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
 
-t.test('regression: 500 wrong admin-token guesses in 0.25 s were not throttled; now 10 wrong tokens in a minute from an address get it 429 until the minute has passed', async (t) => {
-  for (let i = 0; i < 100; i++) t.equal((await api(TOKEN)).status, 200, 'the right token never counts');
-  for (let i = 0; i < 5; i++) t.equal((await api(`wrong-guess-${i}-0123456789`)).status, 401);
-  for (let i = 0; i < 5; i++) t.equal((await login(`wrong-guess-${i}-0123456789`)).status, 401, 'failed logins count with failed Bearer tokens');
-  now += 20_000;
-  const refused = await api('wrong-guess-10-0123456789');
-  t.equal(refused.status, 429, 'the 11th guess');
-  t.equal(refused.headers.get('retry-after'), '40', 'retry after the rest of the minute that began with the first failure');
-  t.match(await refused.json(), { error: { code: 'too_many_requests', message: /too many wrong admin tokens/ } });
-  t.equal((await api(TOKEN)).status, 429, 'meanwhile the right token is not even looked at');
-  t.equal((await login(TOKEN)).status, 429, 'nor at login');
-  now += 39_999;
-  t.equal((await api(TOKEN)).headers.get('retry-after'), '1');
-  now += 1;
-  t.equal((await api(TOKEN)).status, 200, 'the minute has passed');
-  t.equal((await login(TOKEN)).status, 200);
-  t.equal((await api('wrong-guess-again-0123456789')).status, 401, 'a new window');
-});
+t.test(
+  'regression: 500 wrong admin-token guesses in 0.25 s were not throttled; now 10 wrong tokens in a minute from an address get it 429 until the minute has passed',
+  async (t) => {
+    for (let i = 0; i < 100; i++) t.equal((await api(TOKEN)).status, 200, 'the right token never counts');
+    for (let i = 0; i < 5; i++) t.equal((await api(`wrong-guess-${i}-0123456789`)).status, 401);
+    for (let i = 0; i < 5; i++)
+      t.equal(
+        (await login(`wrong-guess-${i}-0123456789`)).status,
+        401,
+        'failed logins count with failed Bearer tokens',
+      );
+    now += 20_000;
+    const refused = await api('wrong-guess-10-0123456789');
+    t.equal(refused.status, 429, 'the 11th guess');
+    t.equal(
+      refused.headers.get('retry-after'),
+      '40',
+      'retry after the rest of the minute that began with the first failure',
+    );
+    t.match(await refused.json(), { error: { code: 'too_many_requests', message: /too many wrong admin tokens/ } });
+    t.equal((await api(TOKEN)).status, 429, 'meanwhile the right token is not even looked at');
+    t.equal((await login(TOKEN)).status, 429, 'nor at login');
+    now += 39_999;
+    t.equal((await api(TOKEN)).headers.get('retry-after'), '1');
+    now += 1;
+    t.equal((await api(TOKEN)).status, 200, 'the minute has passed');
+    t.equal((await login(TOKEN)).status, 200);
+    t.equal((await api('wrong-guess-again-0123456789')).status, 401, 'a new window');
+  },
+);

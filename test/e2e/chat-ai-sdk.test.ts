@@ -18,7 +18,8 @@ const weather = tool({
 });
 
 for (const wire of ['spec', 'openai'] as const) {
-  const model = () => createOpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, headers: { 'x-gateway-wire': wire } }).chat('qwen3-8b');
+  const model = () =>
+    createOpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, headers: { 'x-gateway-wire': wire } }).chat('qwen3-8b');
 
   t.test(`[${wire}] generateText returns the text and usage`, async (t) => {
     const result = await generateText({ model: model(), prompt: 'echo: generated', maxRetries: 0 });
@@ -38,14 +39,26 @@ for (const wire of ['spec', 'openai'] as const) {
   });
 
   t.test(`[${wire}] generateText runs a tool round trip`, async (t) => {
-    const result = await generateText({ model: model(), tools: { get_weather: weather }, stopWhen: stepCountIs(3), prompt: 'Use get_weather city=Lima', maxRetries: 0 });
+    const result = await generateText({
+      model: model(),
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(3),
+      prompt: 'Use get_weather city=Lima',
+      maxRetries: 0,
+    });
     t.equal(result.steps[0]?.toolCalls[0]?.toolName, 'get_weather');
     t.same(result.steps[0]?.toolCalls[0]?.input, { city: 'Lima' });
     t.match(result.text, /Rain in Lima/);
   });
 
   t.test(`[${wire}] streamText runs a tool round trip`, async (t) => {
-    const result = streamText({ model: model(), tools: { get_weather: weather }, stopWhen: stepCountIs(3), prompt: 'Use get_weather city=Quito', maxRetries: 0 });
+    const result = streamText({
+      model: model(),
+      tools: { get_weather: weather },
+      stopWhen: stepCountIs(3),
+      prompt: 'Use get_weather city=Quito',
+      maxRetries: 0,
+    });
     let text = '';
     for await (const part of result.textStream) text += part;
     const steps = await result.steps;

@@ -4,19 +4,37 @@ import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
 t.before(async () => {
-  stack = await startStack({ yaml: 'server:\n  body_limit_bytes: 2048\nupstream:\n  forward_headers: [x-sim-fault, x-sim-ttft-ms]\n  idle_timeout_ms: 300\n  first_byte_timeout_ms: 300\n' });
+  stack = await startStack({
+    yaml: 'server:\n  body_limit_bytes: 2048\nupstream:\n  forward_headers: [x-sim-fault, x-sim-ttft-ms]\n  idle_timeout_ms: 300\n  first_byte_timeout_ms: 300\n',
+  });
 });
 t.teardown(() => stack.close());
 
 const MODEL = 'qwen3-8b';
 const hello = { model: MODEL, messages: [{ role: 'user', content: 'Hello' }] };
 
-async function post(body: unknown, headers: Record<string, string> = {}, path = '/v1/chat/completions'): Promise<{ status: number; body: { error: Record<string, unknown> } ; headers: Headers }> {
-  const response = await fetch(stack.gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as { error: Record<string, unknown> }, headers: response.headers };
+async function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = '/v1/chat/completions',
+): Promise<{ status: number; body: { error: Record<string, unknown> }; headers: Headers }> {
+  const response = await fetch(stack.gateway.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as { error: Record<string, unknown> },
+    headers: response.headers,
+  };
 }
 
-function assertChatError(t: Test, error: Record<string, unknown>, expected: { type: string; code: string | null; param: string | null }): void {
+function assertChatError(
+  t: Test,
+  error: Record<string, unknown>,
+  expected: { type: string; code: string | null; param: string | null },
+): void {
   t.same(Object.keys(error).sort(), ['code', 'message', 'param', 'type']);
   t.equal(typeof error.message, 'string');
   t.equal(error.type, expected.type);
@@ -68,7 +86,17 @@ t.test('404: an unknown model is model_not_found with param model (spec rule 4)'
   const result = await post({ ...hello, model: 'Qwen/Qwen3-8B' });
   t.equal(result.status, 404);
   assertChatError(t, result.body.error, { type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
-  t.equal(stack.sim.requests().filter((request) => (request.body as { model?: string } | undefined)?.model === 'Qwen/Qwen3-8B' && request.headers['x-request-id'] === result.headers.get('x-request-id')).length, 0, 'no other model is substituted');
+  t.equal(
+    stack.sim
+      .requests()
+      .filter(
+        (request) =>
+          (request.body as { model?: string } | undefined)?.model === 'Qwen/Qwen3-8B' &&
+          request.headers['x-request-id'] === result.headers.get('x-request-id'),
+      ).length,
+    0,
+    'no other model is substituted',
+  );
 });
 
 t.test('404 and 405: unknown paths and methods answer in the chat shape', async (t) => {
@@ -105,16 +133,27 @@ t.test('5xx: an upstream that does not answer in time becomes a 504', async (t) 
 });
 
 t.test('after the first byte, an upstream cut is an error event and then the end of the stream', async (t) => {
-  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'cut:3' }, body: JSON.stringify({ ...hello, stream: true }) });
+  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sim-fault': 'cut:3' },
+    body: JSON.stringify({ ...hello, stream: true }),
+  });
   t.equal(response.status, 200);
   const text = await response.text();
   const frames = text.trim().split('\n\n');
-  t.match(frames.at(-1), /^event: error\ndata: \{"error":\{"message":".*","type":"server_error","code":"upstream_stream_cut","param":null\}\}$/);
+  t.match(
+    frames.at(-1),
+    /^event: error\ndata: \{"error":\{"message":".*","type":"server_error","code":"upstream_stream_cut","param":null\}\}$/,
+  );
   t.notOk(text.includes('message_stop'));
 });
 
 t.test('after the first byte, an upstream stall is an error event (timeout) and then the end', async (t) => {
-  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2', 'x-gateway-wire': 'openai' }, body: JSON.stringify({ ...hello, stream: true }) });
+  const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2', 'x-gateway-wire': 'openai' },
+    body: JSON.stringify({ ...hello, stream: true }),
+  });
   const frames = (await response.text()).trim().split('\n\n');
   t.match(frames.at(-1), /"code":"upstream_timeout"/);
   t.notOk(frames.includes('data: [DONE]'));

@@ -6,7 +6,11 @@ import { startStack, type Stack } from '../helpers/stack.js';
 const MODEL = 'qwen3-8b';
 const WEATHER_TOOL = {
   type: 'function' as const,
-  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 };
 
 let stack: Stack;
@@ -16,10 +20,19 @@ t.before(async () => {
 t.teardown(() => stack.close());
 
 for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI => new OpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, defaultHeaders: { 'x-gateway-wire': wire }, maxRetries: 0 });
+  const client = (): OpenAI =>
+    new OpenAI({
+      apiKey: 'sk-test',
+      baseURL: stack.baseURL,
+      defaultHeaders: { 'x-gateway-wire': wire },
+      maxRetries: 0,
+    });
 
   t.test(`[${wire}] create returns a chat.completion with the public model id and usage`, async (t) => {
-    const completion = await client().chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'echo: Hello there' }] });
+    const completion = await client().chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'echo: Hello there' }],
+    });
     t.equal(completion.object, 'chat.completion');
     t.equal(completion.model, MODEL);
     t.equal(completion.choices[0]?.message.content, 'Hello there');
@@ -30,13 +43,22 @@ for (const wire of ['spec', 'openai'] as const) {
   });
 
   t.test(`[${wire}] max_tokens cuts the answer with finish_reason length`, async (t) => {
-    const completion = await client().chat.completions.create({ model: MODEL, max_tokens: 3, messages: [{ role: 'user', content: 'Tell me a story.' }] });
+    const completion = await client().chat.completions.create({
+      model: MODEL,
+      max_tokens: 3,
+      messages: [{ role: 'user', content: 'Tell me a story.' }],
+    });
     t.equal(completion.choices[0]?.finish_reason, 'length');
     t.equal(completion.usage?.completion_tokens, 3);
   });
 
   t.test(`[${wire}] create with stream yields the text and, with include_usage, the usage`, async (t) => {
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'echo: one two three' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'echo: one two three' }],
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined | null;
     let finish: string | null | undefined;
@@ -52,7 +74,10 @@ for (const wire of ['spec', 'openai'] as const) {
   });
 
   t.test(`[${wire}] the stream helper assembles the final completion`, async (t) => {
-    const runner = client().chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: 'echo: streamed helper' }] });
+    const runner = client().chat.completions.stream({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'echo: streamed helper' }],
+    });
     const final = await runner.finalChatCompletion();
     t.equal(final.choices[0]?.message.content, 'streamed helper');
     t.equal(final.choices[0]?.finish_reason, 'stop');
@@ -74,7 +99,11 @@ for (const wire of ['spec', 'openai'] as const) {
   });
 
   t.test(`[${wire}] streamed tool calls assemble through the stream helper`, async (t) => {
-    const runner = client().chat.completions.stream({ model: MODEL, tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'get_weather city=Oslo' }] });
+    const runner = client().chat.completions.stream({
+      model: MODEL,
+      tools: [WEATHER_TOOL],
+      messages: [{ role: 'user', content: 'get_weather city=Oslo' }],
+    });
     const final = await runner.finalChatCompletion();
     const call = final.choices[0]?.message.tool_calls?.[0];
     t.equal(final.choices[0]?.finish_reason, 'tool_calls');
@@ -83,7 +112,11 @@ for (const wire of ['spec', 'openai'] as const) {
   });
 
   t.test(`[${wire}] an unknown model is a NotFoundError with code model_not_found`, async (t) => {
-    await t.rejects(client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), { status: 404, code: 'model_not_found', param: 'model' });
+    await t.rejects(client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }), {
+      status: 404,
+      code: 'model_not_found',
+      param: 'model',
+    });
   });
 
   t.test(`[${wire}] an upstream cut in the middle of a stream surfaces as an error in the iterator`, async (t) => {
@@ -91,8 +124,11 @@ for (const wire of ['spec', 'openai'] as const) {
       { model: MODEL, stream: true, messages: [{ role: 'user', content: 'Tell me a story.' }] },
       { headers: { 'x-sim-fault': 'cut:3' } },
     );
-    await t.rejects((async () => {
-      for await (const chunk of stream) void chunk;
-    })(), { message: /broke in the middle/ });
+    await t.rejects(
+      (async () => {
+        for await (const chunk of stream) void chunk;
+      })(),
+      { message: /broke in the middle/ },
+    );
   });
 }

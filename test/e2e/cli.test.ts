@@ -9,7 +9,15 @@ const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-cli-')), 'data');
 const gateway = (...args: string[]): CliResult => runGateway({ GATEWAY_DATA_DIR: dataDir }, ...args);
 
 t.test('the CLI creates an org, adds credits, creates, lists and revokes keys', async (t) => {
-  const created = gateway('orgs', 'create', 'acme', '--member', 'ada@example.com:admin', '--member', 'bob@example.com:member');
+  const created = gateway(
+    'orgs',
+    'create',
+    'acme',
+    '--member',
+    'ada@example.com:admin',
+    '--member',
+    'bob@example.com:member',
+  );
   t.equal(created.code, 0, created.err);
   const [orgId, orgName] = created.out.trim().split('\t');
   t.match(orgId, /^org_/);
@@ -58,7 +66,10 @@ t.test('the CLI shows an org with its tier and members, and adds and removes mem
   t.match(org, /^org_\S+\tacme\t/);
   t.equal(tier, 'tier\tStart\t1000 requests/min\t2000000 input tokens/min\t400000 output tokens/min');
   t.same(members, ['member\tbob@example.com\tadmin', 'member\tcy@example.com\tmember']);
-  t.match(gateway('members', 'remove', 'acme', 'ada@example.com').err, /^gateway: 'ada@example.com' is not a member of 'acme'$/m);
+  t.match(
+    gateway('members', 'remove', 'acme', 'ada@example.com').err,
+    /^gateway: 'ada@example.com' is not a member of 'acme'$/m,
+  );
 });
 
 t.test('CLI errors are one line and a non-zero exit code', async (t) => {
@@ -68,7 +79,11 @@ t.test('CLI errors are one line and a non-zero exit code', async (t) => {
     [['keys', 'revoke', 'key_nope'], 1, /^gateway: no key 'key_nope'$/],
     [['credits', 'add', 'acme', 'ten'], 1, /^gateway: 'ten' is not an amount of credits/],
     [['credits', 'add', 'acme'], 64, /^gateway: usage: gateway credits add ORG AMOUNT$/],
-    [['orgs', 'create', 'x', '--member', 'ada@example.com'], 64, /^gateway: --member 'ada@example.com': expected EMAIL:ROLE/],
+    [
+      ['orgs', 'create', 'x', '--member', 'ada@example.com'],
+      64,
+      /^gateway: --member 'ada@example.com': expected EMAIL:ROLE/,
+    ],
     [['keys', 'rotate', 'x'], 64, /^gateway: unknown command 'gateway keys rotate x'$/],
   ];
   for (const [args, code, message] of cases) {
@@ -80,17 +95,23 @@ t.test('CLI errors are one line and a non-zero exit code', async (t) => {
   }
 });
 
-t.test('gateway ledger check: the books balance (exit 0), and an organization whose balance was changed behind the ledger is named (exit 1)', async (t) => {
-  const balanced = gateway('ledger', 'check');
-  t.equal(balanced.code, 0, balanced.err);
-  t.match(balanced.out, /^org_\S+\tbalance 12\.500001 credits\tadded 12\.500001 credits\tsettled 0 credits\theld 0 credits\tdiscrepancy 0 credits$/m);
-  t.match(balanced.err, /the books balance/);
+t.test(
+  'gateway ledger check: the books balance (exit 0), and an organization whose balance was changed behind the ledger is named (exit 1)',
+  async (t) => {
+    const balanced = gateway('ledger', 'check');
+    t.equal(balanced.code, 0, balanced.err);
+    t.match(
+      balanced.out,
+      /^org_\S+\tbalance 12\.500001 credits\tadded 12\.500001 credits\tsettled 0 credits\theld 0 credits\tdiscrepancy 0 credits$/m,
+    );
+    t.match(balanced.err, /the books balance/);
 
-  const { openStore } = await import('../../store/store.js');
-  const store = await openStore({ dataDir });
-  await store.db.updateTable('orgs').set({ balance_micros: 1 }).where('name', '=', 'acme').execute();
-  await store.close();
-  const unbalanced = gateway('ledger', 'check');
-  t.equal(unbalanced.code, 1);
-  t.match(unbalanced.err, /1 organization\(s\) do not balance: org_/);
-});
+    const { openStore } = await import('../../store/store.js');
+    const store = await openStore({ dataDir });
+    await store.db.updateTable('orgs').set({ balance_micros: 1 }).where('name', '=', 'acme').execute();
+    await store.close();
+    const unbalanced = gateway('ledger', 'check');
+    t.equal(unbalanced.code, 1);
+    t.match(unbalanced.err, /1 organization\(s\) do not balance: org_/);
+  },
+);

@@ -49,19 +49,29 @@ t.test('every request of the corpus is served: the fuzzer starts from valid requ
   t.same(await checkCorpus(gateway.url, credentials), []);
 });
 
-t.test(`mutated requests get no 5xx, errors in the route's dialect, streams that end, and nothing served that could not be`, async (t) => {
-  result = await runCampaign({ baseUrl: gateway.url, seed, count: COUNT, concurrency: 16, credentials, bodyLimitBytes: BODY_LIMIT_BYTES });
-  t.comment(summaryLine(result));
-  t.comment(`statuses per route:\n${statusTable(result)}`);
-  t.ok(result.mutated >= MUTATED_AT_LEAST, `${result.mutated} mutated requests`);
-  t.equal(gateway.child.exitCode, null, 'the gateway is still running');
-  t.equal(result.fiveHundreds, 0, 'no 5xx');
-  if (result.failedCases > 0) {
-    t.comment(`findings by class:\n${classesTable(result)}`);
-    for (const failure of result.failures) t.comment(describeFailure(failure, seed));
-  }
-  t.equal(result.failedCases, 0, `no request fails the oracle (seed ${seed})`);
-});
+t.test(
+  `mutated requests get no 5xx, errors in the route's dialect, streams that end, and nothing served that could not be`,
+  async (t) => {
+    result = await runCampaign({
+      baseUrl: gateway.url,
+      seed,
+      count: COUNT,
+      concurrency: 16,
+      credentials,
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+    });
+    t.comment(summaryLine(result));
+    t.comment(`statuses per route:\n${statusTable(result)}`);
+    t.ok(result.mutated >= MUTATED_AT_LEAST, `${result.mutated} mutated requests`);
+    t.equal(gateway.child.exitCode, null, 'the gateway is still running');
+    t.equal(result.fiveHundreds, 0, 'no 5xx');
+    if (result.failedCases > 0) {
+      t.comment(`findings by class:\n${classesTable(result)}`);
+      for (const failure of result.failures) t.comment(describeFailure(failure, seed));
+    }
+    t.equal(result.failedCases, 0, `no request fails the oracle (seed ${seed})`);
+  },
+);
 
 t.test('after the run the gateway answers /health and still serves the corpus', async (t) => {
   t.same(await checkHealth(gateway.url), []);
@@ -74,6 +84,9 @@ t.test('after the run the books balance exactly for every organization, with no 
   t.same(books.problems, []);
 });
 
-t.test('every answered generation request has its ledger row, with the status its client got, and an error costs nothing', async (t) => {
-  t.same(await checkLedger(store.db, result.answered), []);
-});
+t.test(
+  'every answered generation request has its ledger row, with the status its client got, and an error costs nothing',
+  async (t) => {
+    t.same(await checkLedger(store.db, result.answered), []);
+  },
+);

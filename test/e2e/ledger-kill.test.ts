@@ -40,11 +40,22 @@ t.before(async () => {
 t.teardown(() => sim.close());
 
 /** One client: requests back to back, rotating dialect and streaming, until `stop`; every request is recorded, each complete one told to `completed`. */
-async function client(url: string, index: number, sent: Sent[], stop: { now: boolean }, completed: () => void): Promise<void> {
+async function client(
+  url: string,
+  index: number,
+  sent: Sent[],
+  stop: { now: boolean },
+  completed: () => void,
+): Promise<void> {
   for (let n = index; !stop.now; n++) {
     const dialect: DialectName = DIALECTS[n % 3]!;
     const stream = Math.floor(n / 3) % 2 === 0;
-    const record: Sent = { id: undefined, complete: false, tokens: undefined, label: `${dialect} ${stream ? 'stream' : 'body'}` };
+    const record: Sent = {
+      id: undefined,
+      complete: false,
+      tokens: undefined,
+      label: `${dialect} ${stream ? 'stream' : 'body'}`,
+    };
     sent.push(record);
     try {
       const response = await fetch(url + PATHS[dialect], {
@@ -65,7 +76,12 @@ async function client(url: string, index: number, sent: Sent[], stop: { now: boo
 
 for (const round of [1, 2, 3]) {
   t.test(`round ${round}: a gateway killed under load loses no ledger row of a completed response`, async (t) => {
-    const gateway = await startGatewayProcess({ GATEWAY_CONFIG: configFile, GATEWAY_DATA_DIR: dataDir, GATEWAY_UPSTREAM_URL: `${sim.url}/v1`, GATEWAY_LOG_LEVEL: 'silent' });
+    const gateway = await startGatewayProcess({
+      GATEWAY_CONFIG: configFile,
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_UPSTREAM_URL: `${sim.url}/v1`,
+      GATEWAY_LOG_LEVEL: 'silent',
+    });
     gateway.child.stdout?.resume();
     const sent: Sent[] = [];
     const stop = { now: false };
@@ -78,7 +94,9 @@ for (const round of [1, 2, 3]) {
     const countCompletion = (): void => {
       if (++completions === killAt) loaded();
     };
-    const clients = Array.from({ length: CLIENTS }, (_, index) => client(gateway.url, index, sent, stop, countCompletion));
+    const clients = Array.from({ length: CLIENTS }, (_, index) =>
+      client(gateway.url, index, sent, stop, countCompletion),
+    );
     await Promise.race([enough, Promise.all(clients)]);
     const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
     gateway.child.kill('SIGKILL');
@@ -102,8 +120,16 @@ for (const round of [1, 2, 3]) {
           missing.push(`${record.label} ${record.id} (${row?.state ?? 'no row'})`);
           continue;
         }
-        const tokens = { input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens };
-        if (JSON.stringify(tokens) !== JSON.stringify(record.tokens)) differing.push(`${record.label} ${record.id}: row ${JSON.stringify(tokens)}, response ${JSON.stringify(record.tokens)}`);
+        const tokens = {
+          input_tokens: row.input_tokens,
+          output_tokens: row.output_tokens,
+          cache_read_tokens: row.cache_read_tokens,
+          cache_write_tokens: row.cache_write_tokens,
+        };
+        if (JSON.stringify(tokens) !== JSON.stringify(record.tokens))
+          differing.push(
+            `${record.label} ${record.id}: row ${JSON.stringify(tokens)}, response ${JSON.stringify(record.tokens)}`,
+          );
         if (row.status !== 200) differing.push(`${record.label} ${record.id}: status ${row.status}`);
       }
       t.same(missing, [], 'every complete response has its settled row');
@@ -116,16 +142,34 @@ for (const round of [1, 2, 3]) {
       const earlier = round === 1 ? new Set<string>() : new Set(previousRows);
       const thisRound = rows.filter((row) => !earlier.has(row.id));
       const settledUnknown = thisRound.filter((row) => row.state === 'settled' && !known.has(row.id));
-      t.ok(settledUnknown.length <= headerless, `settled rows without a request seen by a client (${settledUnknown.length}) are at most the requests whose headers never arrived (${headerless})`);
-      t.ok(thisRound.filter((row) => row.state === 'settled').length <= sent.length, 'no more settled rows than requests');
+      t.ok(
+        settledUnknown.length <= headerless,
+        `settled rows without a request seen by a client (${settledUnknown.length}) are at most the requests whose headers never arrived (${headerless})`,
+      );
+      t.ok(
+        thisRound.filter((row) => row.state === 'settled').length <= sent.length,
+        'no more settled rows than requests',
+      );
       const heldCompleted = thisRound.filter((row) => row.state === 'held' && completedIds.has(row.id));
-      t.same(heldCompleted.map((row) => row.id), [], 'no open hold belongs to a completed request');
+      t.same(
+        heldCompleted.map((row) => row.id),
+        [],
+        'no open hold belongs to a completed request',
+      );
 
       const org = await store.orgs.get('acme');
-      const settledCost = rows.filter((row) => row.state === 'settled').reduce((sum, row) => sum + Number(row.cost_micros), 0);
-      const openHolds = rows.filter((row) => row.state === 'held').reduce((sum, row) => sum + Number(row.hold_micros), 0);
+      const settledCost = rows
+        .filter((row) => row.state === 'settled')
+        .reduce((sum, row) => sum + Number(row.cost_micros), 0);
+      const openHolds = rows
+        .filter((row) => row.state === 'held')
+        .reduce((sum, row) => sum + Number(row.hold_micros), 0);
       t.equal(org.spentMicros, settledCost, 'lifetime spend is the sum of the settled costs');
-      t.equal(CREDITS_MICROS - org.balanceMicros, settledCost + openHolds, 'the balance moved by the settled costs and the open holds, nothing else');
+      t.equal(
+        CREDITS_MICROS - org.balanceMicros,
+        settledCost + openHolds,
+        'the balance moved by the settled costs and the open holds, nothing else',
+      );
       previousRows = rows.map((row) => row.id);
     } finally {
       await store.close();

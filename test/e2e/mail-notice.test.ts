@@ -26,7 +26,12 @@ t.before(async () => {
   [smtp, redis] = await Promise.all([startSmtp(), startRedis()]);
   dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-mail-')), 'data');
   store = await openStore({ dataDir });
-  acme = (await store.orgs.create('acme', [{ email: 'ada@acme.test', role: 'admin' }, { email: 'bob@acme.test', role: 'member' }])).id;
+  acme = (
+    await store.orgs.create('acme', [
+      { email: 'ada@acme.test', role: 'admin' },
+      { email: 'bob@acme.test', role: 'member' },
+    ])
+  ).id;
   globex = (await store.orgs.create('globex', [{ email: 'hank@globex.test', role: 'admin' }])).id;
 });
 t.teardown(async () => {
@@ -48,29 +53,42 @@ function capture(): { lines: () => Array<Record<string, unknown>>; log: ReturnTy
       callback();
     },
   });
-  return { lines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>), log: createLogger('debug', destination) };
+  return {
+    lines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    log: createLogger('debug', destination),
+  };
 }
 
 function notifier(options: Partial<MailNotifierOptions> = {}): MailNotifier {
-  return new MailNotifier({ url: smtp.url, from: 'gateway@example.test', store: async () => store, redis: () => undefined, keyPrefix: 'gateway:', ...options });
+  return new MailNotifier({
+    url: smtp.url,
+    from: 'gateway@example.test',
+    store: async () => store,
+    redis: () => undefined,
+    keyPrefix: 'gateway:',
+    ...options,
+  });
 }
 
-t.test('a block sends one e-mail to all the members, admins and members, with the limit, usage and reset time', async (t) => {
-  const mailer = notifier();
-  t.equal(mailer.outputTokensBlocked(notice(acme)), undefined, 'returns at once');
-  await mailer.close();
-  t.equal(smtp.received.length, 1);
-  const [mail] = smtp.received;
-  t.same(mail!.to.sort(), ['ada@acme.test', 'bob@acme.test']);
-  t.equal(mail!.from, 'gateway@example.test');
-  t.match(mail!.headers.to, /ada@acme\.test/);
-  t.match(mail!.headers.to, /bob@acme\.test/);
-  t.equal(mail!.headers.subject, '[gateway] acme: output-token limit reached');
-  t.match(mail!.text, /401,234 output tokens used of 400,000/);
-  t.match(mail!.text, /2030-01-02T03:04:00\.000Z/);
-  t.match(mail!.text, /resume in the next window/);
-  t.match(mail!.text, /at most once every hour/);
-});
+t.test(
+  'a block sends one e-mail to all the members, admins and members, with the limit, usage and reset time',
+  async (t) => {
+    const mailer = notifier();
+    t.equal(mailer.outputTokensBlocked(notice(acme)), undefined, 'returns at once');
+    await mailer.close();
+    t.equal(smtp.received.length, 1);
+    const [mail] = smtp.received;
+    t.same(mail!.to.sort(), ['ada@acme.test', 'bob@acme.test']);
+    t.equal(mail!.from, 'gateway@example.test');
+    t.match(mail!.headers.to, /ada@acme\.test/);
+    t.match(mail!.headers.to, /bob@acme\.test/);
+    t.equal(mail!.headers.subject, '[gateway] acme: output-token limit reached');
+    t.match(mail!.text, /401,234 output tokens used of 400,000/);
+    t.match(mail!.text, /2030-01-02T03:04:00\.000Z/);
+    t.match(mail!.text, /resume in the next window/);
+    t.match(mail!.text, /at most once every hour/);
+  },
+);
 
 t.test('twice within the hour: one e-mail; after the hour: another', async (t) => {
   let now = 1_000_000;
@@ -147,7 +165,11 @@ t.test('wrong SMTP credentials are logged, not thrown', async (t) => {
   mailer.outputTokensBlocked(notice(acme));
   await mailer.close();
   t.equal(smtp.received.length, 0);
-  t.ok(lines().some((line) => line.msg === 'mail: the output-limit notice could not be sent' && /Invalid/i.test(String(line.err))));
+  t.ok(
+    lines().some(
+      (line) => line.msg === 'mail: the output-limit notice could not be sent' && /Invalid/i.test(String(line.err)),
+    ),
+  );
 });
 
 t.test('the services pick e-mail when mail.url (or GATEWAY_SMTP_URL) is set, the log otherwise', async (t) => {

@@ -35,14 +35,26 @@ t.test('streamText streams the text and reports usage', async (t) => {
 });
 
 t.test('generateText runs a tool round trip', async (t) => {
-  const result = await generateText({ model: model(), tools: { get_weather: weather }, stopWhen: stepCountIs(3), prompt: 'Use get_weather city=Bern', maxRetries: 0 });
+  const result = await generateText({
+    model: model(),
+    tools: { get_weather: weather },
+    stopWhen: stepCountIs(3),
+    prompt: 'Use get_weather city=Bern',
+    maxRetries: 0,
+  });
   t.equal(result.steps[0]?.toolCalls[0]?.toolName, 'get_weather');
   t.same(result.steps[0]?.toolCalls[0]?.input, { city: 'Bern' });
   t.match(result.text, /Snow in Bern/);
 });
 
 t.test('streamText runs a tool round trip', async (t) => {
-  const result = streamText({ model: model(), tools: { get_weather: weather }, stopWhen: stepCountIs(3), prompt: 'Use get_weather city=Oslo', maxRetries: 0 });
+  const result = streamText({
+    model: model(),
+    tools: { get_weather: weather },
+    stopWhen: stepCountIs(3),
+    prompt: 'Use get_weather city=Oslo',
+    maxRetries: 0,
+  });
   let text = '';
   for await (const part of result.textStream) text += part;
   const steps = await result.steps;

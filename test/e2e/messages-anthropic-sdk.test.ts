@@ -6,7 +6,11 @@ import { rejection } from '../helpers/rejection.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const MODEL = 'qwen3-8b';
-const WEATHER = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+const WEATHER = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 let stack: Stack;
 t.before(async () => {
@@ -17,7 +21,11 @@ t.teardown(() => stack.close());
 const client = (): Anthropic => new Anthropic({ apiKey: 'sk-test', baseURL: stack.gateway.url, maxRetries: 0 });
 
 t.test('messages.create returns a message with the public model id, end_turn and full usage', async (t) => {
-  const message = await client().messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'echo: Bonjour le monde' }] });
+  const message = await client().messages.create({
+    model: MODEL,
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'echo: Bonjour le monde' }],
+  });
   t.equal(message.type, 'message');
   t.equal(message.role, 'assistant');
   t.equal(message.model, MODEL);
@@ -31,20 +39,33 @@ t.test('messages.create returns a message with the public model id, end_turn and
 });
 
 t.test('max_tokens cuts the answer with stop_reason max_tokens', async (t) => {
-  const message = await client().messages.create({ model: MODEL, max_tokens: 3, messages: [{ role: 'user', content: 'Tell me a story.' }] });
+  const message = await client().messages.create({
+    model: MODEL,
+    max_tokens: 3,
+    messages: [{ role: 'user', content: 'Tell me a story.' }],
+  });
   t.equal(message.stop_reason, 'max_tokens');
   t.equal(message.usage.output_tokens, 3);
 });
 
 t.test('a matched stop sequence gives stop_reason stop_sequence and the string', async (t) => {
-  const message = await client().messages.create({ model: MODEL, max_tokens: 50, stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'echo: one two STOP three' }] });
+  const message = await client().messages.create({
+    model: MODEL,
+    max_tokens: 50,
+    stop_sequences: ['STOP'],
+    messages: [{ role: 'user', content: 'echo: one two STOP three' }],
+  });
   t.equal(message.stop_reason, 'stop_sequence');
   t.equal(message.stop_sequence, 'STOP');
   t.same(message.content, [{ type: 'text', text: 'one two ' }]);
 });
 
 t.test('messages.stream delivers the text, the events in order and the final message', async (t) => {
-  const stream = client().messages.stream({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'echo: streamed reply' }] });
+  const stream = client().messages.stream({
+    model: MODEL,
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'echo: streamed reply' }],
+  });
   const types: string[] = [];
   stream.on('streamEvent', (event) => types.push(event.type));
   const final = await stream.finalMessage();
@@ -58,18 +79,26 @@ t.test('messages.stream delivers the text, the events in order and the final mes
   t.equal(types.at(-1), 'message_stop');
 });
 
-t.test('system prompts as a string, as blocks with cache_control, and role system messages are all accepted', async (t) => {
-  const message = await client().messages.create({
-    model: MODEL,
-    max_tokens: 20,
-    system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'echo: ok' }] }],
-  });
-  t.same(message.content, [{ type: 'text', text: 'ok' }]);
-});
+t.test(
+  'system prompts as a string, as blocks with cache_control, and role system messages are all accepted',
+  async (t) => {
+    const message = await client().messages.create({
+      model: MODEL,
+      max_tokens: 20,
+      system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'echo: ok' }] }],
+    });
+    t.same(message.content, [{ type: 'text', text: 'ok' }]);
+  },
+);
 
 t.test('a tool round trip: tool_use, then tool_result, then the answer', async (t) => {
-  const first = await client().messages.create({ model: MODEL, max_tokens: 200, tools: [WEATHER], messages: [{ role: 'user', content: 'Use get_weather city=Paris' }] });
+  const first = await client().messages.create({
+    model: MODEL,
+    max_tokens: 200,
+    tools: [WEATHER],
+    messages: [{ role: 'user', content: 'Use get_weather city=Paris' }],
+  });
   t.equal(first.stop_reason, 'tool_use');
   const use = first.content.find((block) => block.type === 'tool_use');
   t.ok(use);
@@ -91,21 +120,54 @@ t.test('a tool round trip: tool_use, then tool_result, then the answer', async (
 });
 
 t.test('streamed tool use arrives with its input whole (input_json_delta assembled)', async (t) => {
-  const stream = client().messages.stream({ model: MODEL, max_tokens: 200, tools: [WEATHER, { ...WEATHER, name: 'get_time' }], messages: [{ role: 'user', content: 'get_weather city=Oslo and get_time city=Oslo' }] });
+  const stream = client().messages.stream({
+    model: MODEL,
+    max_tokens: 200,
+    tools: [WEATHER, { ...WEATHER, name: 'get_time' }],
+    messages: [{ role: 'user', content: 'get_weather city=Oslo and get_time city=Oslo' }],
+  });
   const final = await stream.finalMessage();
   t.equal(final.stop_reason, 'tool_use');
   const uses = final.content.filter((block) => block.type === 'tool_use');
-  t.same(uses.map((use) => use.type === 'tool_use' && [use.name, use.input]), [['get_weather', { city: 'Oslo' }], ['get_time', { city: 'Oslo' }]]);
+  t.same(
+    uses.map((use) => use.type === 'tool_use' && [use.name, use.input]),
+    [
+      ['get_weather', { city: 'Oslo' }],
+      ['get_time', { city: 'Oslo' }],
+    ],
+  );
 });
 
-t.test('tool_choice as the spec\'s strings and as objects', async (t) => {
+t.test("tool_choice as the spec's strings and as objects", async (t) => {
   for (const tool_choice of [{ type: 'any' as const }, { type: 'tool' as const, name: 'get_weather' }]) {
-    const message = await client().messages.create({ model: MODEL, max_tokens: 200, tools: [WEATHER], tool_choice, messages: [{ role: 'user', content: 'Weather please.' }] });
+    const message = await client().messages.create({
+      model: MODEL,
+      max_tokens: 200,
+      tools: [WEATHER],
+      tool_choice,
+      messages: [{ role: 'user', content: 'Weather please.' }],
+    });
     t.equal(message.stop_reason, 'tool_use', JSON.stringify(tool_choice));
   }
-  const none = await client().messages.create({ model: MODEL, max_tokens: 20, tools: [WEATHER], tool_choice: { type: 'none' }, messages: [{ role: 'user', content: 'echo: get_weather not called' }] });
+  const none = await client().messages.create({
+    model: MODEL,
+    max_tokens: 20,
+    tools: [WEATHER],
+    tool_choice: { type: 'none' },
+    messages: [{ role: 'user', content: 'echo: get_weather not called' }],
+  });
   t.equal(none.stop_reason, 'end_turn');
-  const raw = await fetch(`${stack.gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, max_tokens: 200, tools: [WEATHER], tool_choice: 'required', messages: [{ role: 'user', content: 'Weather please.' }] }) });
+  const raw = await fetch(`${stack.gateway.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: MODEL,
+      max_tokens: 200,
+      tools: [WEATHER],
+      tool_choice: 'required',
+      messages: [{ role: 'user', content: 'Weather please.' }],
+    }),
+  });
   t.equal(((await raw.json()) as { stop_reason: string }).stop_reason, 'tool_use', "the spec's string 'required'");
 });
 
@@ -116,8 +178,24 @@ t.test('replayed thinking blocks and tool_result with is_error are accepted', as
     tools: [WEATHER],
     messages: [
       { role: 'user', content: 'Use get_weather city=Rome' },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'I should call the tool.', signature: 'sig' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Rome' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: [{ type: 'text', text: 'service down' }] }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Rome' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            is_error: true,
+            content: [{ type: 'text', text: 'service down' }],
+          },
+        ],
+      },
     ],
   });
   t.match((message.content[0] as { text: string }).text, /Error: service down/);
@@ -125,13 +203,33 @@ t.test('replayed thinking blocks and tool_result with is_error are accepted', as
 
 t.test('the 0.x SDK (x-api-key) creates and streams', async (t) => {
   const old = new AnthropicV0({ apiKey: 'sk-test', baseURL: stack.gateway.url, maxRetries: 0 });
-  const message = await old.messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: 'user', content: 'echo: from 0.x' }] });
+  const message = await old.messages.create({
+    model: MODEL,
+    max_tokens: 50,
+    messages: [{ role: 'user', content: 'echo: from 0.x' }],
+  });
   t.same(message.content, [{ type: 'text', text: 'from 0.x' }]);
-  const final = await old.messages.stream({ model: MODEL, max_tokens: 50, messages: [{ role: 'user', content: 'echo: streamed by 0.x' }] }).finalMessage();
+  const final = await old.messages
+    .stream({ model: MODEL, max_tokens: 50, messages: [{ role: 'user', content: 'echo: streamed by 0.x' }] })
+    .finalMessage();
   t.same(final.content, [{ type: 'text', text: 'streamed by 0.x' }]);
 });
 
-t.test('errors are the SDK\'s error classes with the dialect\'s types', async (t) => {
-  t.match(await rejection(client().messages.create({ model: 'claude-sonnet-4', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })), { status: 404, error: { type: 'error', error: { type: 'not_found_error' } } });
-  t.match(await rejection(client().messages.create({ model: MODEL, max_tokens: 9000, messages: [{ role: 'user', content: 'x' }] })), { status: 400, error: { error: { type: 'invalid_request_error' } } });
+t.test("errors are the SDK's error classes with the dialect's types", async (t) => {
+  t.match(
+    await rejection(
+      client().messages.create({
+        model: 'claude-sonnet-4',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    ),
+    { status: 404, error: { type: 'error', error: { type: 'not_found_error' } } },
+  );
+  t.match(
+    await rejection(
+      client().messages.create({ model: MODEL, max_tokens: 9000, messages: [{ role: 'user', content: 'x' }] }),
+    ),
+    { status: 400, error: { error: { type: 'invalid_request_error' } } },
+  );
 });

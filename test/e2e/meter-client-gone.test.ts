@@ -35,7 +35,11 @@ const FIRST_TOKEN_AFTER_MS = '20000';
 function post(dialect: DialectName, stream: boolean, signal: AbortSignal): Promise<Response> {
   return fetch(stack.gateway.url + PATHS[dialect], {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-sim-ttft-ms': FIRST_TOKEN_AFTER_MS },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${key}`,
+      'x-sim-ttft-ms': FIRST_TOKEN_AFTER_MS,
+    },
     body: JSON.stringify(requestBody(dialect, stream, TEXT)),
     signal,
   });
@@ -49,24 +53,36 @@ async function settledRow(id: string) {
   return row;
 }
 
-const billed = (row: { status: number; input_tokens: number; output_tokens: number; cost_micros: number | bigint }) => ({
+const billed = (row: {
+  status: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_micros: number | bigint;
+}) => ({
   status: row.status,
   input_tokens: row.input_tokens,
   output_tokens: row.output_tokens,
   cost_micros: Number(row.cost_micros),
 });
 
-t.test('regression: a client that leaves a stream before the first token is metered alike in every dialect (the message dialect sent no head before the first token)', async (t) => {
-  for (const dialect of DIALECTS) {
-    const client = new AbortController();
-    // The head arrives once the upstream accepted the request; the first token is 20 s away.
-    const response = await post(dialect, true, client.signal);
-    t.equal(response.status, 200, `${dialect}: the client got the head`);
-    client.abort();
-    const row = await settledRow(response.headers.get('x-request-id')!);
-    t.same(billed(row), { status: 200, input_tokens: INPUT_ESTIMATE, output_tokens: 0, cost_micros: INPUT_ESTIMATE }, `${dialect}: the status the client got; the prompt billed, no output`);
-  }
-});
+t.test(
+  'regression: a client that leaves a stream before the first token is metered alike in every dialect (the message dialect sent no head before the first token)',
+  async (t) => {
+    for (const dialect of DIALECTS) {
+      const client = new AbortController();
+      // The head arrives once the upstream accepted the request; the first token is 20 s away.
+      const response = await post(dialect, true, client.signal);
+      t.equal(response.status, 200, `${dialect}: the client got the head`);
+      client.abort();
+      const row = await settledRow(response.headers.get('x-request-id')!);
+      t.same(
+        billed(row),
+        { status: 200, input_tokens: INPUT_ESTIMATE, output_tokens: 0, cost_micros: INPUT_ESTIMATE },
+        `${dialect}: the status the client got; the prompt billed, no output`,
+      );
+    }
+  },
+);
 
 t.test('a client that leaves before the upstream answered pays nothing, at 499, in every dialect', async (t) => {
   for (const dialect of DIALECTS) {
@@ -79,6 +95,10 @@ t.test('a client that leaves before the upstream answered pays nothing, at 499, 
     t.match(await answer, { name: 'AbortError' }, `${dialect}: the client left without an answer`);
     // The gateway sends its request id upstream.
     const row = await settledRow(String(stack.sim.requests().at(-1)!.headers['x-request-id']));
-    t.same(billed(row), { status: 499, input_tokens: 0, output_tokens: 0, cost_micros: 0 }, `${dialect}: client closed request, nothing billed`);
+    t.same(
+      billed(row),
+      { status: 499, input_tokens: 0, output_tokens: 0, cost_micros: 0 },
+      `${dialect}: client closed request, nothing billed`,
+    );
   }
 });

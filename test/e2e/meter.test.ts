@@ -13,7 +13,14 @@ let store: Store;
 let key: string;
 let keyId: string;
 let orgId: string;
-const pricer = new Pricer({ input_per_mtok: 0.2, output_per_mtok: 0.8, cache_write_5m_multiplier: 1.25, cache_write_1h_multiplier: 2, cache_read_multiplier: 0.1, search_per_1000: 10 });
+const pricer = new Pricer({
+  input_per_mtok: 0.2,
+  output_per_mtok: 0.8,
+  cache_write_5m_multiplier: 1.25,
+  cache_write_1h_multiplier: 2,
+  cache_read_multiplier: 0.1,
+  search_per_1000: 10,
+});
 
 t.before(async () => {
   stack = await startStack({
@@ -30,45 +37,87 @@ t.teardown(async () => {
   await stack.close();
 });
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> =>
-  fetch(stack.gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${headers.key ?? key}`, ...headers }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+const post = (
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> =>
+  fetch(stack.gateway.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${headers.key ?? key}`, ...headers },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
 
-const costOf = (row: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number; searches: number }): number =>
-  pricer.cost({ input: row.input_tokens, output: row.output_tokens, cacheRead: row.cache_read_tokens, cacheWrite5m: row.cache_write_tokens, cacheWrite1h: 0, searches: row.searches });
+const costOf = (row: {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  searches: number;
+}): number =>
+  pricer.cost({
+    input: row.input_tokens,
+    output: row.output_tokens,
+    cacheRead: row.cache_read_tokens,
+    cacheWrite5m: row.cache_write_tokens,
+    cacheWrite1h: 0,
+    searches: row.searches,
+  });
 
-t.test('a request debits the balance by exactly its ledger row cost, adds it to lifetime spend, and has one settled row with its usage', async (t) => {
-  for (const dialect of DIALECTS) {
-    for (const stream of [false, true]) {
-      const name = `${dialect}, ${stream ? 'stream' : 'body'}`;
-      const before = await store.orgs.get('acme');
-      const sentAt = Date.now();
-      const response = await post(PATHS[dialect], requestBody(dialect, stream));
-      t.equal(response.status, 200, name);
-      const id = response.headers.get('x-request-id')!;
-      const answer = await readAnswer(dialect, stream, response);
-      t.ok(answer.complete, `${name}: complete`);
-      // Read at once: the row was committed before the end of the response left the gateway.
-      const row = await ledgerRow(store.db, id);
-      const after = await store.orgs.get('acme');
-      t.ok(row, `${name}: a row with the request id`);
-      if (!row) continue;
-      t.match(row, { state: 'settled', org_id: orgId, key_id: keyId, dialect, status: 200, searches: 0 }, name);
-      t.same(
-        { input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: row.cache_write_tokens },
-        answer.tokens,
-        `${name}: the row's tokens are the response's usage`,
-      );
-      t.ok(row.output_tokens > 0 && row.input_tokens + row.cache_read_tokens > 0, `${name}: tokens counted`);
-      t.equal(Number(row.cost_micros), costOf(row), `${name}: cost from the tokens and the prices`);
-      t.ok(Number(row.cost_micros) > 0, `${name}: a cost`);
-      t.equal(before.balanceMicros - after.balanceMicros, Number(row.cost_micros), `${name}: balance debited by the cost, the hold given back`);
-      t.equal(after.spentMicros - before.spentMicros, Number(row.cost_micros), `${name}: lifetime spend grows by the cost`);
-      t.ok(row.duration_ms >= 0 && row.created_at >= sentAt && row.created_at <= Date.now(), `${name}: duration, and the time of the request`);
-      const rows = await store.db.selectFrom('usage').select('id').where('id', '=', id).execute();
-      t.equal(rows.length, 1, `${name}: one row`);
+t.test(
+  'a request debits the balance by exactly its ledger row cost, adds it to lifetime spend, and has one settled row with its usage',
+  async (t) => {
+    for (const dialect of DIALECTS) {
+      for (const stream of [false, true]) {
+        const name = `${dialect}, ${stream ? 'stream' : 'body'}`;
+        const before = await store.orgs.get('acme');
+        const sentAt = Date.now();
+        const response = await post(PATHS[dialect], requestBody(dialect, stream));
+        t.equal(response.status, 200, name);
+        const id = response.headers.get('x-request-id')!;
+        const answer = await readAnswer(dialect, stream, response);
+        t.ok(answer.complete, `${name}: complete`);
+        // Read at once: the row was committed before the end of the response left the gateway.
+        const row = await ledgerRow(store.db, id);
+        const after = await store.orgs.get('acme');
+        t.ok(row, `${name}: a row with the request id`);
+        if (!row) continue;
+        t.match(row, { state: 'settled', org_id: orgId, key_id: keyId, dialect, status: 200, searches: 0 }, name);
+        t.same(
+          {
+            input_tokens: row.input_tokens,
+            output_tokens: row.output_tokens,
+            cache_read_tokens: row.cache_read_tokens,
+            cache_write_tokens: row.cache_write_tokens,
+          },
+          answer.tokens,
+          `${name}: the row's tokens are the response's usage`,
+        );
+        t.ok(row.output_tokens > 0 && row.input_tokens + row.cache_read_tokens > 0, `${name}: tokens counted`);
+        t.equal(Number(row.cost_micros), costOf(row), `${name}: cost from the tokens and the prices`);
+        t.ok(Number(row.cost_micros) > 0, `${name}: a cost`);
+        t.equal(
+          before.balanceMicros - after.balanceMicros,
+          Number(row.cost_micros),
+          `${name}: balance debited by the cost, the hold given back`,
+        );
+        t.equal(
+          after.spentMicros - before.spentMicros,
+          Number(row.cost_micros),
+          `${name}: lifetime spend grows by the cost`,
+        );
+        t.ok(
+          row.duration_ms >= 0 && row.created_at >= sentAt && row.created_at <= Date.now(),
+          `${name}: duration, and the time of the request`,
+        );
+        const rows = await store.db.selectFrom('usage').select('id').where('id', '=', id).execute();
+        t.equal(rows.length, 1, `${name}: one row`);
+      }
     }
-  }
-});
+  },
+);
 
 t.test('the request log line carries the tokens and the cost', async (t) => {
   const response = await post(PATHS.chat, requestBody('chat', false));
@@ -76,7 +125,11 @@ t.test('the request log line carries the tokens and the cost', async (t) => {
   await response.text();
   const row = await ledgerRow(store.db, id!);
   const line = await requestLine(stack, id);
-  t.match(line, { input_tokens: row!.input_tokens + row!.cache_read_tokens, output_tokens: row!.output_tokens, cost_micros: Number(row!.cost_micros) });
+  t.match(line, {
+    input_tokens: row!.input_tokens + row!.cache_read_tokens,
+    output_tokens: row!.output_tokens,
+    cost_micros: Number(row!.cost_micros),
+  });
 });
 
 t.test('402 at a zero balance and at a negative balance, in the chat dialect and the message dialect', async (t) => {
@@ -84,15 +137,22 @@ t.test('402 at a zero balance and at a negative balance, in the chat dialect and
   const brokeKey = (await store.keys.create('broke', 'k')).key;
   const message = (balance: string): string =>
     `Insufficient credits: your organization's balance is ${balance} credits. Add credits to continue (an admin can run \`gateway credits add ORG AMOUNT\` or use the dashboard).`;
-  for (const [balance, micros] of [['0', 0], ['-1.5', -1_500_000]] as const) {
+  for (const [balance, micros] of [
+    ['0', 0],
+    ['-1.5', -1_500_000],
+  ] as const) {
     await store.db.updateTable('orgs').set({ balance_micros: micros }).where('name', '=', 'broke').execute();
     for (const stream of [false, true]) {
       const chat = await post(PATHS.chat, requestBody('chat', stream), { key: brokeKey });
       t.equal(chat.status, 402, `chat, balance ${balance}`);
-      t.same(await chat.json(), { error: { message: message(balance), type: 'insufficient_quota', code: 'insufficient_credits', param: null } });
+      t.same(await chat.json(), {
+        error: { message: message(balance), type: 'insufficient_quota', code: 'insufficient_credits', param: null },
+      });
       const responses = await post(PATHS.responses, requestBody('responses', stream), { key: brokeKey });
       t.equal(responses.status, 402, `responses, balance ${balance}`);
-      t.same(await responses.json(), { error: { message: message(balance), type: 'insufficient_quota', code: 'insufficient_credits', param: null } });
+      t.same(await responses.json(), {
+        error: { message: message(balance), type: 'insufficient_quota', code: 'insufficient_credits', param: null },
+      });
       const messages = await post(PATHS.messages, requestBody('messages', stream), { key: brokeKey });
       t.equal(messages.status, 402, `messages, balance ${balance}`);
       t.same(await messages.json(), { type: 'error', error: { type: 'billing_error', message: message(balance) } });
@@ -109,10 +169,18 @@ t.test('count_tokens never answers 402, at a zero or negative balance', async (t
   const emptyKey = (await store.keys.create('empty', 'k')).key;
   for (const micros of [0, -5]) {
     await store.db.updateTable('orgs').set({ balance_micros: micros }).where('name', '=', 'empty').execute();
-    const response = await post('/v1/messages/count_tokens', { model: 'qwen3-8b', messages: [{ role: 'user', content: 'hi' }] }, { key: emptyKey });
+    const response = await post(
+      '/v1/messages/count_tokens',
+      { model: 'qwen3-8b', messages: [{ role: 'user', content: 'hi' }] },
+      { key: emptyKey },
+    );
     t.equal(response.status, 200, `balance ${micros}`);
     t.match(await response.json(), { input_tokens: Number });
-    t.equal((await post(PATHS.messages, requestBody('messages', false), { key: emptyKey })).status, 402, 'while generation gets 402');
+    t.equal(
+      (await post(PATHS.messages, requestBody('messages', false), { key: emptyKey })).status,
+      402,
+      'while generation gets 402',
+    );
   }
 });
 
@@ -128,7 +196,9 @@ t.test('concurrency: 20 requests at once on a balance worth ~3 do not overdraw b
   const oneCost = Number(probeRow.cost_micros);
   const initial = Math.round(2.5 * oneCost);
   await store.orgs.addCredits('thin', initial);
-  const responses = await Promise.all(Array.from({ length: 20 }, () => post(PATHS.chat, body, { key: thinKey, 'x-sim-output-tokens': '100' })));
+  const responses = await Promise.all(
+    Array.from({ length: 20 }, () => post(PATHS.chat, body, { key: thinKey, 'x-sim-output-tokens': '100' })),
+  );
   await Promise.all(responses.map((response) => response.text()));
   const statuses = responses.map((response) => response.status);
   const served = statuses.filter((status) => status === 200).length;
@@ -136,7 +206,12 @@ t.test('concurrency: 20 requests at once on a balance worth ~3 do not overdraw b
   t.ok(served >= 2 && served <= 4, `${served} served`);
   const thin = await store.orgs.get('thin');
   t.ok(thin.balanceMicros >= -oneCost, `final balance ${thin.balanceMicros} ≥ −${oneCost}`);
-  const rows = await store.db.selectFrom('usage').innerJoin('orgs', 'orgs.id', 'usage.org_id').select(['usage.cost_micros', 'usage.state']).where('orgs.name', '=', 'thin').execute();
+  const rows = await store.db
+    .selectFrom('usage')
+    .innerJoin('orgs', 'orgs.id', 'usage.org_id')
+    .select(['usage.cost_micros', 'usage.state'])
+    .where('orgs.name', '=', 'thin')
+    .execute();
   t.equal(rows.length, served, 'one row per served request');
   t.ok(rows.every((row) => row.state === 'settled'));
   const total = rows.reduce((sum, row) => sum + Number(row.cost_micros), 0);
@@ -148,7 +223,12 @@ t.test('client disconnect mid-stream: the row is settled with the tokens produce
   for (const dialect of ['messages', 'chat'] as DialectName[]) {
     const before = await store.orgs.get('acme');
     const controller = new AbortController();
-    const response = await post(PATHS[dialect], requestBody(dialect, true, 'echo: a long answer please', 200), { 'x-sim-itl-ms': '30', 'x-sim-output-tokens': '200' }, controller.signal);
+    const response = await post(
+      PATHS[dialect],
+      requestBody(dialect, true, 'echo: a long answer please', 200),
+      { 'x-sim-itl-ms': '30', 'x-sim-output-tokens': '200' },
+      controller.signal,
+    );
     const id = response.headers.get('x-request-id')!;
     const reader = response.body!.getReader();
     let received = '';
@@ -159,7 +239,10 @@ t.test('client disconnect mid-stream: the row is settled with the tokens produce
     const row = await ledgerRow(store.db, id);
     t.match(row, { state: 'settled' }, `${dialect}: settled when the exchange ended`);
     if (!row) continue;
-    t.ok(row.output_tokens >= 3 && row.output_tokens < 100, `${dialect}: ${row.output_tokens} output tokens, what was produced`);
+    t.ok(
+      row.output_tokens >= 3 && row.output_tokens < 100,
+      `${dialect}: ${row.output_tokens} output tokens, what was produced`,
+    );
     t.ok(row.input_tokens > 0, `${dialect}: input billed`);
     t.equal(Number(row.cost_micros), costOf(row), `${dialect}: cost`);
     t.equal(row.status, 200, `${dialect}: the status the client got`);
@@ -184,11 +267,16 @@ t.test('an upstream error before any output settles at zero cost, with the error
 
 t.test('a stream the upstream cuts after some output is billed for what was produced', async (t) => {
   // A 24-token answer (the echo prompt's is 3 tokens: cut:5 would come after its usage chunk).
-  const response = await post(PATHS.chat, requestBody('chat', true, 'Tell me about faults.'), { 'x-sim-fault': 'cut:5' });
+  const response = await post(PATHS.chat, requestBody('chat', true, 'Tell me about faults.'), {
+    'x-sim-fault': 'cut:5',
+  });
   const text = await response.text();
   t.match(text, /error/);
   const row = await ledgerRow(store.db, response.headers.get('x-request-id')!);
   t.match(row, { state: 'settled', status: 200 });
-  t.ok(row!.output_tokens > 0 && row!.output_tokens < 24, `${row!.output_tokens} output tokens, estimated from the text`);
+  t.ok(
+    row!.output_tokens > 0 && row!.output_tokens < 24,
+    `${row!.output_tokens} output tokens, estimated from the text`,
+  );
   t.equal(Number(row!.cost_micros), costOf(row!));
 });

@@ -17,7 +17,11 @@ t.teardown(() => stack.close());
 
 const hello = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hello' }] };
 const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/chat/completions'): Promise<Response> =>
-  fetch(stack.gateway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(stack.gateway.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 t.test('GET /health answers 200 when the gateway is ready', async (t) => {
   const response = await fetch(`${stack.gateway.url}/health`);
@@ -29,13 +33,26 @@ t.test('GET /v1/models lists the one public model in the shape both SDKs read', 
   const body = await (await fetch(`${stack.gateway.url}/v1/models`)).json();
   t.same(body, {
     object: 'list',
-    data: [{ id: 'qwen3-8b', object: 'model', type: 'model', created: 1745971200, created_at: '2025-04-30T00:00:00.000Z', owned_by: 'gateway', display_name: 'Qwen3 8B' }],
+    data: [
+      {
+        id: 'qwen3-8b',
+        object: 'model',
+        type: 'model',
+        created: 1745971200,
+        created_at: '2025-04-30T00:00:00.000Z',
+        owned_by: 'gateway',
+        display_name: 'Qwen3 8B',
+      },
+    ],
     has_more: false,
     first_id: 'qwen3-8b',
     last_id: 'qwen3-8b',
   });
   const listed = await new OpenAI({ apiKey: 'k', baseURL: stack.baseURL }).models.list();
-  t.same(listed.data.map((model) => model.id), ['qwen3-8b']);
+  t.same(
+    listed.data.map((model) => model.id),
+    ['qwen3-8b'],
+  );
 });
 
 t.test('every response carries a request id, and the upstream gets the same id', async (t) => {
@@ -46,7 +63,7 @@ t.test('every response carries a request id, and the upstream gets the same id',
   t.ok(stack.sim.requests().some((request) => request.headers['x-request-id'] === id));
 });
 
-t.test('the upstream gets its served model name and the configured key, never the client\'s key', async (t) => {
+t.test("the upstream gets its served model name and the configured key, never the client's key", async (t) => {
   const response = await post(hello, { authorization: 'Bearer sk-client-secret', 'x-api-key': 'sk-client-secret' });
   t.equal(response.status, 200);
   const id = response.headers.get('x-request-id');
@@ -71,13 +88,17 @@ t.test('a streamed answer leaves chunk by chunk, not buffered', async (t) => {
   const response = await post({ ...hello, stream: true }, { 'x-sim-fault': 'stall:3' });
   const reader = response.body!.getReader();
   const first = await reader.read();
-  t.match(new TextDecoder().decode(first.value), /"object":"chat\.completion\.chunk"/, 'the client has the first chunk');
+  t.match(
+    new TextDecoder().decode(first.value),
+    /"object":"chat\.completion\.chunk"/,
+    'the client has the first chunk',
+  );
   t.equal(stack.sim.stats().inFlight, 1, 'while the upstream stream has not ended');
   await reader.cancel();
   await stack.sim.until((stats) => stats.inFlight === 0);
 });
 
-t.test('a client that stops reading holds the upstream back (backpressure), not the gateway\'s memory', async (t) => {
+t.test("a client that stops reading holds the upstream back (backpressure), not the gateway's memory", async (t) => {
   // 200,000 tokens are about 45 MB of SSE; socket buffers on loopback hold a few MB.
   const response = await post({ ...hello, stream: true }, { 'x-sim-output-tokens': '200000' });
   const reader = response.body!.getReader();
@@ -109,14 +130,22 @@ t.test('the plugin chain from the YAML runs in order on every request', async (t
   const id = response.headers.get('x-request-id');
   const seen = stack.sim.requests().find((request) => request.headers['x-request-id'] === id)!;
   t.same((seen.body as { metadata_tags: string[] }).metadata_tags, ['one', 'two']);
-  t.equal((await fetch(`${stack.gateway.url}/v1/models`)).headers.get('x-tags'), 'one,two', 'request hooks run on every API route');
+  t.equal(
+    (await fetch(`${stack.gateway.url}/v1/models`)).headers.get('x-tags'),
+    'one,two',
+    'request hooks run on every API route',
+  );
 });
 
-t.test('an empty object on every generation endpoint is a 400 in that endpoint\'s dialect, never a 500', async (t) => {
+t.test("an empty object on every generation endpoint is a 400 in that endpoint's dialect, never a 500", async (t) => {
   for (const path of ['/v1/chat/completions', '/v1/responses']) {
     const response = await post({}, {}, path);
     t.equal(response.status, 400, path);
-    t.match(((await response.json()) as { error: unknown }).error, { type: 'invalid_request_error', param: 'model' }, path);
+    t.match(
+      ((await response.json()) as { error: unknown }).error,
+      { type: 'invalid_request_error', param: 'model' },
+      path,
+    );
   }
   for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
     const response = await post({}, {}, path);

@@ -38,13 +38,19 @@ const echo = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi'
 const chat = (key: string, body: unknown, outputTokens?: number): Promise<Response> =>
   fetch(`${stack.gateway.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...(outputTokens === undefined ? {} : { 'x-sim-output-tokens': String(outputTokens) }) },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${key}`,
+      ...(outputTokens === undefined ? {} : { 'x-sim-output-tokens': String(outputTokens) }),
+    },
     body: JSON.stringify(body),
   });
 
 /** The notices the default notifier (the log) wrote for an organization. */
 const notices = (orgId: string): Array<Record<string, unknown>> =>
-  stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => String(entry.msg).startsWith('output tokens block the organization') && entry.org === orgId);
+  stack.logs
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => String(entry.msg).startsWith('output tokens block the organization') && entry.org === orgId);
 
 async function expectBlocked(t: Test, key: string): Promise<number> {
   const before = stack.sim.requests().length;
@@ -55,36 +61,54 @@ async function expectBlocked(t: Test, key: string): Promise<number> {
   const retryMs = Number(response.headers.get('retry-after-ms'));
   t.ok(retryMs >= 1 && retryMs <= 2000, `retry-after-ms ${retryMs}`);
   t.equal(response.headers.get('retry-after'), String(Math.ceil(retryMs / 1000)));
-  t.match(await response.json(), { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: new RegExp(`^Rate limit reached for output tokens per 2 s \\(limit ${OUTPUT_LIMIT}, tier Start\\): \\d+ used in this window; retry after \\d s\\.$`) } });
+  t.match(await response.json(), {
+    error: {
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+      message: new RegExp(
+        `^Rate limit reached for output tokens per 2 s \\(limit ${OUTPUT_LIMIT}, tier Start\\): \\d+ used in this window; retry after \\d s\\.$`,
+      ),
+    },
+  });
   return retryMs;
 }
 
-t.test('output-token blocking: the crossing request completes, later ones get 429 until the window resets, one notice', async (t) => {
-  const { orgId, key } = await newOrg();
-  const crossing = await chat(key, tell, 40);
-  t.equal(crossing.status, 200, 'the request that crosses the limit completes');
-  const body = (await crossing.json()) as { choices: Array<{ message: { content: string }; finish_reason: string }>; usage: { completion_tokens: number } };
-  t.equal(body.usage.completion_tokens, 40, 'with its full output');
-  t.ok(body.choices[0]!.message.content.length > 0);
-  t.equal(crossing.headers.get('svc-ratelimit-output-tokens-remaining'), '0');
+t.test(
+  'output-token blocking: the crossing request completes, later ones get 429 until the window resets, one notice',
+  async (t) => {
+    const { orgId, key } = await newOrg();
+    const crossing = await chat(key, tell, 40);
+    t.equal(crossing.status, 200, 'the request that crosses the limit completes');
+    const body = (await crossing.json()) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+      usage: { completion_tokens: number };
+    };
+    t.equal(body.usage.completion_tokens, 40, 'with its full output');
+    t.ok(body.choices[0]!.message.content.length > 0);
+    t.equal(crossing.headers.get('svc-ratelimit-output-tokens-remaining'), '0');
 
-  await expectBlocked(t, key);
-  const retryMs = await expectBlocked(t, key);
-  t.equal(notices(orgId).length, 1, 'the organization was notified once');
-  t.match(notices(orgId)[0], { limit: OUTPUT_LIMIT, used: 40 });
+    await expectBlocked(t, key);
+    const retryMs = await expectBlocked(t, key);
+    t.equal(notices(orgId).length, 1, 'the organization was notified once');
+    t.match(notices(orgId)[0], { limit: OUTPUT_LIMIT, used: 40 });
 
-  await new Promise((resolve) => setTimeout(resolve, retryMs + 50));
-  const resumed = await chat(key, echo);
-  t.equal(resumed.status, 200, 'requests resume in the next window');
-  t.equal(notices(orgId).length, 1, 'no new notice');
-});
+    await new Promise((resolve) => setTimeout(resolve, retryMs + 50));
+    const resumed = await chat(key, echo);
+    t.equal(resumed.status, 200, 'requests resume in the next window');
+    t.equal(notices(orgId).length, 1, 'no new notice');
+  },
+);
 
 t.test('output-token blocking: a streamed crossing request completes to its end, the next one gets 429', async (t) => {
   const { orgId, key } = await newOrg();
   const crossing = await chat(key, { ...tell, stream: true, stream_options: { include_usage: true } }, 40);
   t.equal(crossing.status, 200);
   const text = await crossing.text();
-  t.match(text, /event: message_stop\ndata: .*"finish_reason":"stop".*"completion_tokens":40/, 'the stream ends normally, with its full output');
+  t.match(
+    text,
+    /event: message_stop\ndata: .*"finish_reason":"stop".*"completion_tokens":40/,
+    'the stream ends normally, with its full output',
+  );
   await expectBlocked(t, key);
   t.equal(notices(orgId).length, 1);
 });

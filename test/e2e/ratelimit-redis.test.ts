@@ -43,7 +43,13 @@ plugins:
   const org = await store.orgs.create('acme');
   const { key } = await store.keys.create('acme', 'shared');
   await store.close();
-  const env: Record<string, string> = { GATEWAY_CONFIG: config, GATEWAY_DATA_DIR: join(dir, 'data'), GATEWAY_UPSTREAM_URL: `${sim.url}/v1`, GATEWAY_LOG_LEVEL: 'warn', ...(redisUrl ? { GATEWAY_REDIS_URL: redisUrl } : {}) };
+  const env: Record<string, string> = {
+    GATEWAY_CONFIG: config,
+    GATEWAY_DATA_DIR: join(dir, 'data'),
+    GATEWAY_UPSTREAM_URL: `${sim.url}/v1`,
+    GATEWAY_LOG_LEVEL: 'warn',
+    ...(redisUrl ? { GATEWAY_REDIS_URL: redisUrl } : {}),
+  };
   const nodes = await Promise.all([startGatewayProcess(env), startGatewayProcess(env), startGatewayProcess(env)]);
   return { nodes, key, orgId: org.id };
 }
@@ -52,7 +58,11 @@ plugins:
 async function burst(nodes: GatewayProcess[], key: string): Promise<Record<number, number>> {
   const statuses = await Promise.all(
     Array.from({ length: CALLS }, async (_, i) => {
-      const response = await fetch(`${nodes[i % nodes.length]!.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: hello });
+      const response = await fetch(`${nodes[i % nodes.length]!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: hello,
+      });
       await response.arrayBuffer();
       return response.status;
     }),
@@ -62,17 +72,24 @@ async function burst(nodes: GatewayProcess[], key: string): Promise<Record<numbe
   return counts;
 }
 
-t.test('with Redis, three nodes admit exactly the limit between them: 50 of 150 concurrent requests pass, 100 get 429', async (t) => {
-  const { nodes, key, orgId } = await cluster(redis.url);
-  t.teardown(() => Promise.all(nodes.map((node) => node.stop())));
-  t.same(await burst(nodes, key), { 200: LIMIT, 429: CALLS - LIMIT });
+t.test(
+  'with Redis, three nodes admit exactly the limit between them: 50 of 150 concurrent requests pass, 100 get 429',
+  async (t) => {
+    const { nodes, key, orgId } = await cluster(redis.url);
+    t.teardown(() => Promise.all(nodes.map((node) => node.stop())));
+    t.same(await burst(nodes, key), { 200: LIMIT, 429: CALLS - LIMIT });
 
-  const client = new Redis(redis.url);
-  t.teardown(() => client.quit());
-  t.equal(await client.get(`gateway:ratelimit:requests:${orgId}`), String(CALLS), 'one shared counter under redis.key_prefix, every call counted');
-  const ttl = await client.pttl(`gateway:ratelimit:requests:${orgId}`);
-  t.ok(ttl > 0 && ttl <= 60_000, `it expires with the window (${ttl} ms left)`);
-});
+    const client = new Redis(redis.url);
+    t.teardown(() => client.quit());
+    t.equal(
+      await client.get(`gateway:ratelimit:requests:${orgId}`),
+      String(CALLS),
+      'one shared counter under redis.key_prefix, every call counted',
+    );
+    const ttl = await client.pttl(`gateway:ratelimit:requests:${orgId}`);
+    t.ok(ttl > 0 && ttl <= 60_000, `it expires with the window (${ttl} ms left)`);
+  },
+);
 
 t.test('without Redis, each node counts alone: three nodes admit up to three times the limit', async (t) => {
   const { nodes, key } = await cluster();

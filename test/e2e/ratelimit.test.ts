@@ -35,7 +35,12 @@ let orgs = 0;
 /** A new organization (so fresh counters) with `spent` credits of lifetime spend, and its key. */
 async function newKey(spent = 0): Promise<string> {
   const org = await store.orgs.create(`org-${++orgs}`);
-  if (spent > 0) await store.db.updateTable('orgs').set({ spent_micros: spent * 1_000_000 }).where('id', '=', org.id).execute();
+  if (spent > 0)
+    await store.db
+      .updateTable('orgs')
+      .set({ spent_micros: spent * 1_000_000 })
+      .where('id', '=', org.id)
+      .execute();
   return (await store.keys.create(org.id, 'tests')).key;
 }
 
@@ -48,12 +53,14 @@ const call = (key: string, path: string, body?: unknown, headers: Record<string,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-const chat = (key: string, body: unknown = hello, headers: Record<string, string> = {}): Promise<Response> => call(key, '/v1/chat/completions', body, headers);
+const chat = (key: string, body: unknown = hello, headers: Record<string, string> = {}): Promise<Response> =>
+  call(key, '/v1/chat/completions', body, headers);
 const countTokens = (key: string): Promise<Response> => call(key, '/v1/messages/count_tokens', hello);
 
 const KINDS = ['requests', 'input-tokens', 'output-tokens'] as const;
 type Kind = (typeof KINDS)[number];
-const header = (response: Response, kind: Kind, field: 'limit' | 'remaining' | 'reset'): string | null => response.headers.get(`svc-ratelimit-${kind}-${field}`);
+const header = (response: Response, kind: Kind, field: 'limit' | 'remaining' | 'reset'): string | null =>
+  response.headers.get(`svc-ratelimit-${kind}-${field}`);
 const remaining = (response: Response, kind: Kind): number => Number(header(response, kind, 'remaining'));
 
 /** All nine headers there; limits as given; resets ISO 8601 timestamps within the 60 s window, as of the response's Date (whole seconds). */
@@ -69,21 +76,27 @@ function checkHeaders(t: Test, response: Response, limits: Record<Kind, number>)
 }
 const startLimits = { requests: LIMITS.requests, 'input-tokens': LIMITS.input, 'output-tokens': LIMITS.output };
 
-t.test('each tier from lifetime spend: an organization that spent $150 gets the Build limits, one with $0 the Start limits', async (t) => {
-  checkHeaders(t, await chat(await newKey(150)), { requests: 7, 'input-tokens': 200_000, 'output-tokens': 150_000 });
-  checkHeaders(t, await chat(await newKey(0)), startLimits);
-});
+t.test(
+  'each tier from lifetime spend: an organization that spent $150 gets the Build limits, one with $0 the Start limits',
+  async (t) => {
+    checkHeaders(t, await chat(await newKey(150)), { requests: 7, 'input-tokens': 200_000, 'output-tokens': 150_000 });
+    checkHeaders(t, await chat(await newKey(0)), startLimits);
+  },
+);
 
-t.test('the nine headers are on a 200, non-streamed: after the call they count its real prompt and completion tokens', async (t) => {
-  const key = await newKey();
-  const response = await chat(key);
-  t.equal(response.status, 200);
-  checkHeaders(t, response, startLimits);
-  const { usage } = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
-  t.equal(remaining(response, 'requests'), LIMITS.requests - 1);
-  t.equal(remaining(response, 'input-tokens'), LIMITS.input - usage.prompt_tokens);
-  t.equal(remaining(response, 'output-tokens'), LIMITS.output - usage.completion_tokens);
-});
+t.test(
+  'the nine headers are on a 200, non-streamed: after the call they count its real prompt and completion tokens',
+  async (t) => {
+    const key = await newKey();
+    const response = await chat(key);
+    t.equal(response.status, 200);
+    checkHeaders(t, response, startLimits);
+    const { usage } = (await response.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    t.equal(remaining(response, 'requests'), LIMITS.requests - 1);
+    t.equal(remaining(response, 'input-tokens'), LIMITS.input - usage.prompt_tokens);
+    t.equal(remaining(response, 'output-tokens'), LIMITS.output - usage.completion_tokens);
+  },
+);
 
 t.test('the nine headers are on a streamed 200, sent at the start of the stream', async (t) => {
   const key = await newKey();
@@ -92,7 +105,11 @@ t.test('the nine headers are on a streamed 200, sent at the start of the stream'
   t.match(response.headers.get('content-type'), /text\/event-stream/);
   checkHeaders(t, response, startLimits);
   t.equal(remaining(response, 'requests'), LIMITS.requests - 1);
-  t.equal(remaining(response, 'input-tokens'), LIMITS.input - estimateInputTokens(hello as ChatRequest), 'the estimate, consumed before the call');
+  t.equal(
+    remaining(response, 'input-tokens'),
+    LIMITS.input - estimateInputTokens(hello as ChatRequest),
+    'the estimate, consumed before the call',
+  );
   t.equal(remaining(response, 'output-tokens'), LIMITS.output, 'no output yet');
   await response.text();
 });
@@ -113,7 +130,10 @@ t.test('count_tokens and /v1/models carry the nine headers and consume nothing',
     for (const response of [await countTokens(key), await call(key, '/v1/models')]) {
       t.equal(response.status, 200);
       checkHeaders(t, response, startLimits);
-      t.same(KINDS.map((kind) => remaining(response, kind)), [LIMITS.requests, LIMITS.input, LIMITS.output]);
+      t.same(
+        KINDS.map((kind) => remaining(response, kind)),
+        [LIMITS.requests, LIMITS.input, LIMITS.output],
+      );
     }
   }
   t.equal((await call(key, '/health')).headers.get('svc-ratelimit-requests-limit'), null, '/health has none');
@@ -132,31 +152,49 @@ function checkRetryAfter(t: Test, response: Response): void {
   t.equal(seconds, Math.ceil(ms / 1000), 'the same wait, rounded up to seconds');
 }
 
-t.test('requests limit: the call after the limit gets 429 insufficient_quota in the chat dialect, with retry-after, naming the limit', async (t) => {
-  const key = await newKey();
-  await exhaustRequests(t, key);
-  const response = await chat(key);
-  t.equal(response.status, 429);
-  checkRetryAfter(t, response);
-  checkHeaders(t, response, startLimits);
-  t.equal(remaining(response, 'requests'), 0);
-  t.match(await response.json(), {
-    error: { type: 'insufficient_quota', code: 'insufficient_quota', param: null, message: /^Rate limit reached for requests per minute \(limit 3, tier Start\); retry after \d+ s\.$/ },
-  });
-  t.equal((await call(key, '/v1/responses', { model: 'qwen3-8b', input: 'echo: hi' })).status, 429, 'the responses endpoint too');
-});
+t.test(
+  'requests limit: the call after the limit gets 429 insufficient_quota in the chat dialect, with retry-after, naming the limit',
+  async (t) => {
+    const key = await newKey();
+    await exhaustRequests(t, key);
+    const response = await chat(key);
+    t.equal(response.status, 429);
+    checkRetryAfter(t, response);
+    checkHeaders(t, response, startLimits);
+    t.equal(remaining(response, 'requests'), 0);
+    t.match(await response.json(), {
+      error: {
+        type: 'insufficient_quota',
+        code: 'insufficient_quota',
+        param: null,
+        message: /^Rate limit reached for requests per minute \(limit 3, tier Start\); retry after \d+ s\.$/,
+      },
+    });
+    t.equal(
+      (await call(key, '/v1/responses', { model: 'qwen3-8b', input: 'echo: hi' })).status,
+      429,
+      'the responses endpoint too',
+    );
+  },
+);
 
-t.test('requests limit: the call after the limit gets 429 rate_limit_error in the message dialect, with retry-after', async (t) => {
-  const key = await newKey();
-  await exhaustRequests(t, key);
-  const before = stack.sim.requests().length;
-  const response = await call(key, '/v1/messages', { ...hello, max_tokens: 10 });
-  t.equal(response.status, 429);
-  checkRetryAfter(t, response);
-  checkHeaders(t, response, startLimits);
-  t.match(await response.json(), { type: 'error', error: { type: 'rate_limit_error', message: /requests per minute \(limit 3, tier Start\)/ } });
-  t.equal(stack.sim.requests().length, before, 'the upstream was not called');
-});
+t.test(
+  'requests limit: the call after the limit gets 429 rate_limit_error in the message dialect, with retry-after',
+  async (t) => {
+    const key = await newKey();
+    await exhaustRequests(t, key);
+    const before = stack.sim.requests().length;
+    const response = await call(key, '/v1/messages', { ...hello, max_tokens: 10 });
+    t.equal(response.status, 429);
+    checkRetryAfter(t, response);
+    checkHeaders(t, response, startLimits);
+    t.match(await response.json(), {
+      type: 'error',
+      error: { type: 'rate_limit_error', message: /requests per minute \(limit 3, tier Start\)/ },
+    });
+    t.equal(stack.sim.requests().length, before, 'the upstream was not called');
+  },
+);
 
 t.test('count_tokens is exempt: never 429, even when the requests of the window are used up', async (t) => {
   const key = await newKey();
@@ -171,7 +209,10 @@ t.test('count_tokens is exempt: never 429, even when the requests of the window 
   t.equal((await call(key, '/v1/models')).status, 200, '/v1/models too');
 });
 
-const big = { model: 'qwen3-8b', messages: [{ role: 'user' as const, content: `echo: ${'lorem ipsum dolor '.repeat(50)}` }] };
+const big = {
+  model: 'qwen3-8b',
+  messages: [{ role: 'user' as const, content: `echo: ${'lorem ipsum dolor '.repeat(50)}` }],
+};
 
 t.test('input-token limit: a request whose estimate does not fit gets 429 before the upstream is called', async (t) => {
   const key = await newKey(1000); // tier Tight: 400 input tokens per minute
@@ -185,7 +226,14 @@ t.test('input-token limit: a request whose estimate does not fit gets 429 before
   t.equal(second.status, 429);
   t.equal(stack.sim.requests().length, before, 'the upstream was not called');
   checkRetryAfter(t, second);
-  t.match(await second.json(), { error: { code: 'insufficient_quota', message: new RegExp(`input tokens per minute \\(limit 400, tier Tight\\): this request needs about ${estimate} and ${400 - usage.prompt_tokens} are left`) } });
+  t.match(await second.json(), {
+    error: {
+      code: 'insufficient_quota',
+      message: new RegExp(
+        `input tokens per minute \\(limit 400, tier Tight\\): this request needs about ${estimate} and ${400 - usage.prompt_tokens} are left`,
+      ),
+    },
+  });
   t.equal(remaining(second, 'input-tokens'), 400 - usage.prompt_tokens, 'the refused estimate was given back');
   t.equal((await chat(key)).status, 200, 'a small request still fits');
 });
@@ -201,18 +249,29 @@ t.test('input-token limit: a request larger than the limit itself is refused wit
   t.equal(remaining(response, 'input-tokens'), 400);
 });
 
-t.test('input tokens are reconciled with the upstream\'s prompt_tokens: the next request sees the real count, not the estimate', async (t) => {
-  const key = await newKey();
-  const estimate = estimateInputTokens(big as ChatRequest);
-  const first = await chat(key, big);
-  const { usage } = (await first.json()) as { usage: { prompt_tokens: number } };
-  t.not(usage.prompt_tokens, estimate, `the estimate (${estimate}) differs from the real count (${usage.prompt_tokens})`);
-  const next = await chat(key, { ...big, stream: true });
-  t.equal(remaining(next, 'input-tokens'), LIMITS.input - usage.prompt_tokens - estimate, 'the first at its real count, the second at its estimate so far');
-  await next.text();
-  const after = await countTokens(key);
-  t.equal(remaining(after, 'input-tokens'), LIMITS.input - 2 * usage.prompt_tokens, 'both at their real count');
-});
+t.test(
+  "input tokens are reconciled with the upstream's prompt_tokens: the next request sees the real count, not the estimate",
+  async (t) => {
+    const key = await newKey();
+    const estimate = estimateInputTokens(big as ChatRequest);
+    const first = await chat(key, big);
+    const { usage } = (await first.json()) as { usage: { prompt_tokens: number } };
+    t.not(
+      usage.prompt_tokens,
+      estimate,
+      `the estimate (${estimate}) differs from the real count (${usage.prompt_tokens})`,
+    );
+    const next = await chat(key, { ...big, stream: true });
+    t.equal(
+      remaining(next, 'input-tokens'),
+      LIMITS.input - usage.prompt_tokens - estimate,
+      'the first at its real count, the second at its estimate so far',
+    );
+    await next.text();
+    const after = await countTokens(key);
+    t.equal(remaining(after, 'input-tokens'), LIMITS.input - 2 * usage.prompt_tokens, 'both at their real count');
+  },
+);
 
 t.test('output tokens are charged with completion_tokens, never max_tokens', async (t) => {
   const key = await newKey();
@@ -230,5 +289,8 @@ t.test('output tokens are charged when the client goes away mid-stream (what was
   await reader.cancel();
   await requestLine(stack, response.headers.get('x-request-id'));
   const left = remaining(await countTokens(key), 'output-tokens');
-  t.ok(left < LIMITS.output && left > LIMITS.output - 400, `charged ${LIMITS.output - left} of the 400 tokens the full answer would have had`);
+  t.ok(
+    left < LIMITS.output && left > LIMITS.output - 400,
+    `charged ${LIMITS.output - left} of the 400 tokens the full answer would have had`,
+  );
 });

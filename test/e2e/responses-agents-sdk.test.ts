@@ -1,6 +1,13 @@
 // The responses dialect driven by the OpenAI Agents SDK (@openai/agents, Responses API mode), tracing off.
 // Runs go through both profiles; streamed runs need profile `openai` (the SDK reads `delta` only as a string: WIRE.md).
-import { Agent, OpenAIResponsesModel, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled } from '@openai/agents';
+import {
+  Agent,
+  OpenAIResponsesModel,
+  run,
+  setDefaultOpenAIClient,
+  setOpenAIAPI,
+  setTracingDisabled,
+} from '@openai/agents';
 import OpenAI from 'openai';
 import t from 'tap';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -13,18 +20,41 @@ let stack: Stack;
 t.before(async () => {
   stack = await startStack();
   // Nothing on the internet can be reached: our server is the client's only endpoint, and no traces are exported.
-  setDefaultOpenAIClient(agentsClient(new OpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-wire': 'openai' } })));
+  setDefaultOpenAIClient(
+    agentsClient(
+      new OpenAI({
+        apiKey: 'sk-test',
+        baseURL: stack.baseURL,
+        maxRetries: 0,
+        defaultHeaders: { 'x-gateway-wire': 'openai' },
+      }),
+    ),
+  );
   setOpenAIAPI('responses');
   setTracingDisabled(true);
 });
 t.teardown(() => stack.close());
 
-const agent = (): Agent => new Agent({ name: 'Echo', instructions: 'You repeat what you are told.', model: 'qwen3-8b' });
+const agent = (): Agent =>
+  new Agent({ name: 'Echo', instructions: 'You repeat what you are told.', model: 'qwen3-8b' });
 
 for (const wire of ['spec', 'openai'] as const) {
   t.test(`[${wire}] a plain run returns the final output and usage`, async (t) => {
-    const model = new OpenAIResponsesModel(agentsClient(new OpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-wire': wire } })), 'qwen3-8b');
-    const result = await run(new Agent({ name: 'Echo', instructions: 'You repeat what you are told.', model }), 'echo: agents say hi');
+    const model = new OpenAIResponsesModel(
+      agentsClient(
+        new OpenAI({
+          apiKey: 'sk-test',
+          baseURL: stack.baseURL,
+          maxRetries: 0,
+          defaultHeaders: { 'x-gateway-wire': wire },
+        }),
+      ),
+      'qwen3-8b',
+    );
+    const result = await run(
+      new Agent({ name: 'Echo', instructions: 'You repeat what you are told.', model }),
+      'echo: agents say hi',
+    );
     t.equal(result.finalOutput, 'agents say hi');
     const usage = result.state.usage;
     t.equal(usage.requests, 1);

@@ -12,10 +12,20 @@ t.before(async () => {
 t.teardown(() => stack.close());
 
 for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI => new OpenAI({ apiKey: 'sk-test', baseURL: stack.baseURL, defaultHeaders: { 'x-gateway-wire': wire }, maxRetries: 0 });
+  const client = (): OpenAI =>
+    new OpenAI({
+      apiKey: 'sk-test',
+      baseURL: stack.baseURL,
+      defaultHeaders: { 'x-gateway-wire': wire },
+      maxRetries: 0,
+    });
 
   t.test(`[${wire}] responses.create returns the text, a message item and usage`, async (t) => {
-    const response = await client().responses.create({ model: MODEL, input: 'echo: Hello there', instructions: 'Answer briefly.' });
+    const response = await client().responses.create({
+      model: MODEL,
+      input: 'echo: Hello there',
+      instructions: 'Answer briefly.',
+    });
     t.equal(response.object, 'response');
     t.equal(response.model, MODEL);
     t.equal(response.status, 'completed');
@@ -58,15 +68,30 @@ for (const wire of ['spec', 'openai'] as const) {
     for await (const event of stream) {
       types.push(event.type);
       sequence.push(event.sequence_number);
-      if (event.type === 'response.output_text.delta') text += wire === 'openai' ? event.delta : (event.delta as unknown as { output_text: string }).output_text;
+      if (event.type === 'response.output_text.delta')
+        text += wire === 'openai' ? event.delta : (event.delta as unknown as { output_text: string }).output_text;
       if (event.type === 'response.completed') completed = event.response;
     }
     t.equal(text, 'one two three');
     t.same(types.slice(0, 3), ['response.created', 'response.output_item.added', 'response.content_part.added']);
-    t.same(types.slice(-4), ['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
-    t.same(sequence, sequence.map((_, index) => index), 'sequence_number rises from 0');
+    t.same(types.slice(-4), [
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    t.same(
+      sequence,
+      sequence.map((_, index) => index),
+      'sequence_number rises from 0',
+    );
     t.equal(completed?.status, 'completed');
-    t.equal(completed?.output[0]?.type === 'message' && completed.output[0].content[0]?.type === 'output_text' ? completed.output[0].content[0].text : '', 'one two three');
+    t.equal(
+      completed?.output[0]?.type === 'message' && completed.output[0].content[0]?.type === 'output_text'
+        ? completed.output[0].content[0].text
+        : '',
+      'one two three',
+    );
     t.ok((completed?.usage?.output_tokens ?? 0) > 0);
   });
 
@@ -87,30 +112,51 @@ for (const wire of ['spec', 'openai'] as const) {
     for await (const event of stream) {
       if (event.type === 'response.created') createdId = event.response.id;
       if ('item_id' in event) itemIds.add(event.item_id);
-      if (event.type === 'response.output_item.added' || event.type === 'response.output_item.done') itemIds.add(event.item.id!);
+      if (event.type === 'response.output_item.added' || event.type === 'response.output_item.done')
+        itemIds.add(event.item.id!);
       if (event.type === 'response.completed') final = event.response;
     }
     t.equal(final?.id, createdId);
-    t.same([...itemIds], final?.output.map((item) => item.id));
+    t.same(
+      [...itemIds],
+      final?.output.map((item) => item.id),
+    );
   });
 
   t.test(`[${wire}] an unknown model is a NotFoundError with code model_not_found`, async (t) => {
-    await t.rejects(client().responses.create({ model: 'gpt-4o', input: 'x' }), { status: 404, code: 'model_not_found', param: 'model' });
+    await t.rejects(client().responses.create({ model: 'gpt-4o', input: 'x' }), {
+      status: 404,
+      code: 'model_not_found',
+      param: 'model',
+    });
   });
 
   t.test(`[${wire}] function tools are a BadRequestError pointing to the other endpoints (rule 5)`, async (t) => {
     await t.rejects(
-      client().responses.create({ model: MODEL, input: 'x', tools: [{ type: 'function', name: 'f', parameters: null, strict: null }] }),
+      client().responses.create({
+        model: MODEL,
+        input: 'x',
+        tools: [{ type: 'function', name: 'f', parameters: null, strict: null }],
+      }),
       { status: 400, message: /\/v1\/chat\/completions.*\/v1\/messages/ },
     );
   });
 
   t.test(`[${wire}] an upstream cut in the middle of a stream surfaces as an error`, async (t) => {
-    const stream = await client().responses.create({ model: MODEL, input: 'Tell me a story.', stream: true }, { headers: { 'x-sim-fault': 'cut:3' } });
-    await t.rejects((async () => {
-      for await (const event of stream) void event;
-    })(), { message: /model server/i });
-    const runner = client().responses.stream({ model: MODEL, input: 'Tell me a story.' }, { headers: { 'x-sim-fault': 'cut:3' } });
+    const stream = await client().responses.create(
+      { model: MODEL, input: 'Tell me a story.', stream: true },
+      { headers: { 'x-sim-fault': 'cut:3' } },
+    );
+    await t.rejects(
+      (async () => {
+        for await (const event of stream) void event;
+      })(),
+      { message: /model server/i },
+    );
+    const runner = client().responses.stream(
+      { model: MODEL, input: 'Tell me a story.' },
+      { headers: { 'x-sim-fault': 'cut:3' } },
+    );
     await t.rejects(runner.finalResponse());
   });
 }

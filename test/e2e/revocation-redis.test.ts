@@ -13,7 +13,13 @@ import { startRedis, type RunningRedis } from '../helpers/redis.js';
 
 const hello = JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] });
 const status = async (node: GatewayProcess, key: string): Promise<number> =>
-  (await fetch(`${node.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: hello })).status;
+  (
+    await fetch(`${node.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: hello,
+    })
+  ).status;
 
 let redis: RunningRedis;
 let sim: RunningSim;
@@ -25,7 +31,10 @@ t.teardown(async () => {
 });
 
 /** A data directory with one org and a key, and a config whose auth cache trusts a lookup for `ttlMs`. */
-async function cluster(ttlMs: number, redisUrl?: string): Promise<{ nodes: GatewayProcess[]; key: string; keyId: string; env: Record<string, string> }> {
+async function cluster(
+  ttlMs: number,
+  redisUrl?: string,
+): Promise<{ nodes: GatewayProcess[]; key: string; keyId: string; env: Record<string, string> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-nodes-'));
   const config = join(dir, 'gateway.yaml');
   writeFileSync(config, `plugins:\n  - name: auth\n    options: { cache_ttl_ms: ${ttlMs} }\n`);
@@ -34,7 +43,13 @@ async function cluster(ttlMs: number, redisUrl?: string): Promise<{ nodes: Gatew
   const { key, record } = await store.keys.create('acme', 'shared');
   await store.close();
   // Debug level: a node logs each revocation it hears over Redis.
-  const env: Record<string, string> = { GATEWAY_CONFIG: config, GATEWAY_DATA_DIR: join(dir, 'data'), GATEWAY_UPSTREAM_URL: `${sim.url}/v1`, GATEWAY_LOG_LEVEL: redisUrl ? 'debug' : 'warn', ...(redisUrl ? { GATEWAY_REDIS_URL: redisUrl } : {}) };
+  const env: Record<string, string> = {
+    GATEWAY_CONFIG: config,
+    GATEWAY_DATA_DIR: join(dir, 'data'),
+    GATEWAY_UPSTREAM_URL: `${sim.url}/v1`,
+    GATEWAY_LOG_LEVEL: redisUrl ? 'debug' : 'warn',
+    ...(redisUrl ? { GATEWAY_REDIS_URL: redisUrl } : {}),
+  };
   const nodes = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
   return { nodes, key, keyId: record.id, env };
 }
@@ -60,17 +75,28 @@ async function untilRefused(nodes: GatewayProcess[], key: string): Promise<void>
   }
 }
 
-t.test('with Redis, a key revoked on one node gets 401 from every node once they hear of it, inside their 5 s cache', async (t) => {
-  const { nodes, key, keyId, env } = await cluster(5000, redis.url);
-  t.teardown(() => Promise.all(nodes.map((node) => node.stop())));
-  t.same(await Promise.all(nodes.map((node) => status(node, key))), [200, 200], 'both nodes know (and cache) the key');
+t.test(
+  'with Redis, a key revoked on one node gets 401 from every node once they hear of it, inside their 5 s cache',
+  async (t) => {
+    const { nodes, key, keyId, env } = await cluster(5000, redis.url);
+    t.teardown(() => Promise.all(nodes.map((node) => node.stop())));
+    t.same(
+      await Promise.all(nodes.map((node) => status(node, key))),
+      [200, 200],
+      'both nodes know (and cache) the key',
+    );
 
-  const heard = Promise.all(nodes.map((node) => hears(node, keyId)));
-  const revoked = runGateway(env, 'keys', 'revoke', keyId);
-  t.equal(revoked.code, 0, revoked.err);
-  await heard;
-  t.same(await Promise.all(nodes.map((node) => status(node, key))), [401, 401], 'every node refuses the key its cache still held');
-});
+    const heard = Promise.all(nodes.map((node) => hears(node, keyId)));
+    const revoked = runGateway(env, 'keys', 'revoke', keyId);
+    t.equal(revoked.code, 0, revoked.err);
+    await heard;
+    t.same(
+      await Promise.all(nodes.map((node) => status(node, key))),
+      [401, 401],
+      'every node refuses the key its cache still held',
+    );
+  },
+);
 
 t.test('without Redis, two nodes sharing a store refuse a revoked key once their cache entries expire', async (t) => {
   const { nodes, key, keyId, env } = await cluster(200);

@@ -1,6 +1,11 @@
 // The Brave Search adapter against a protocol-faithful fake of its web search API on loopback.
 import t from 'tap';
-import { createSearchProvider, SearchError, type SearchProvider, type SearchQuery } from '../../plugins/search/providers/index.js';
+import {
+  createSearchProvider,
+  SearchError,
+  type SearchProvider,
+  type SearchQuery,
+} from '../../plugins/search/providers/index.js';
 import { startBraveFake } from '../fakes/brave-fake.js';
 import type { FakeSearchServer } from '../fakes/search-fake.js';
 
@@ -16,8 +21,16 @@ t.beforeEach(() => {
 });
 
 const provider = (extra: Record<string, unknown> = {}, timeoutMs = 2000): Promise<SearchProvider> =>
-  createSearchProvider({ provider: 'brave', timeout_ms: timeoutMs, brave: { url: fake.url, api_key_env: 'TEST_BRAVE_KEY', ...extra } }, { resolvePath: (path) => path, env: { TEST_BRAVE_KEY: TOKEN } });
-const query = (fields: Partial<SearchQuery> = {}): SearchQuery => ({ query: 'sse streaming', maxResults: 5, signal: new AbortController().signal, ...fields });
+  createSearchProvider(
+    { provider: 'brave', timeout_ms: timeoutMs, brave: { url: fake.url, api_key_env: 'TEST_BRAVE_KEY', ...extra } },
+    { resolvePath: (path) => path, env: { TEST_BRAVE_KEY: TOKEN } },
+  );
+const query = (fields: Partial<SearchQuery> = {}): SearchQuery => ({
+  query: 'sse streaming',
+  maxResults: 5,
+  signal: new AbortController().signal,
+  ...fields,
+});
 
 t.test('sends GET /res/v1/web/search with q, count and the subscription token', async (t) => {
   await (await provider()).search(query({ maxResults: 2 }));
@@ -77,18 +90,28 @@ t.test('HTTP 429 → too_many_requests', async (t) => {
 
 t.test('HTTP 500 → unavailable', async (t) => {
   fake.mode = 'server_error';
-  await t.rejects((await provider()).search(query()), { name: 'SearchError', code: 'unavailable', message: /^brave: HTTP 500/ });
+  await t.rejects((await provider()).search(query()), {
+    name: 'SearchError',
+    code: 'unavailable',
+    message: /^brave: HTTP 500/,
+  });
 });
 
 t.test('a refused query (422) → invalid_input; a query over 400 characters → query_too_long, not sent', async (t) => {
   fake.requests.length = 0;
-  await t.rejects((await provider()).search(query({ query: Array(60).fill('word').join(' ') })), { code: 'invalid_input', message: /HTTP 422/ });
+  await t.rejects((await provider()).search(query({ query: Array(60).fill('word').join(' ') })), {
+    code: 'invalid_input',
+    message: /HTTP 422/,
+  });
   await t.rejects((await provider()).search(query({ query: 'x'.repeat(401) })), { code: 'query_too_long' });
   t.equal(fake.requests.length, 1);
 });
 
 t.test('a wrong token (401) → unavailable, and the message does not carry the token', async (t) => {
-  const wrong = await createSearchProvider({ provider: 'brave', brave: { url: fake.url } }, { resolvePath: (path) => path, env: { BRAVE_API_KEY: 'not-the-token' } });
+  const wrong = await createSearchProvider(
+    { provider: 'brave', brave: { url: fake.url } },
+    { resolvePath: (path) => path, env: { BRAVE_API_KEY: 'not-the-token' } },
+  );
   const error = await wrong.search(query()).catch((caught: unknown) => caught);
   t.match(error, { code: 'unavailable', message: /HTTP 401/ });
   t.notMatch((error as Error).message, /not-the-token/);
@@ -96,7 +119,10 @@ t.test('a wrong token (401) → unavailable, and the message does not carry the 
 
 t.test('no answer within timeout_ms → unavailable', async (t) => {
   fake.mode = 'slow';
-  await t.rejects((await provider({}, 200)).search(query()), { code: 'unavailable', message: 'brave: no answer within 200 ms' });
+  await t.rejects((await provider({}, 200)).search(query()), {
+    code: 'unavailable',
+    message: 'brave: no answer within 200 ms',
+  });
 });
 
 t.test('the caller aborting → unavailable at once', async (t) => {
@@ -104,9 +130,15 @@ t.test('the caller aborting → unavailable at once', async (t) => {
   const controller = new AbortController();
   // The caller leaves once the service has the query (which it answers only seconds later).
   void fake.nextRequest().then(() => controller.abort());
-  await t.rejects((await provider()).search(query({ signal: controller.signal })), { code: 'unavailable', message: 'brave: the search was aborted' });
+  await t.rejects((await provider()).search(query({ signal: controller.signal })), {
+    code: 'unavailable',
+    message: 'brave: the search was aborted',
+  });
 });
 
 t.test('a missing API key variable stops the start, naming the variable', async (t) => {
-  await t.rejects(createSearchProvider({ provider: 'brave' }, { resolvePath: (path) => path, env: {} }), /BRAVE_API_KEY/);
+  await t.rejects(
+    createSearchProvider({ provider: 'brave' }, { resolvePath: (path) => path, env: {} }),
+    /BRAVE_API_KEY/,
+  );
 });

@@ -16,8 +16,16 @@ t.beforeEach(() => {
 });
 
 const provider = (tavily: Record<string, unknown> = {}, timeoutMs = 2000): Promise<SearchProvider> =>
-  createSearchProvider({ provider: 'tavily', timeout_ms: timeoutMs, tavily: { url: fake.url, ...tavily } }, { resolvePath: (path) => path, env: { TAVILY_API_KEY: KEY } });
-const query = (fields: Partial<SearchQuery> = {}): SearchQuery => ({ query: 'sse streaming', maxResults: 5, signal: new AbortController().signal, ...fields });
+  createSearchProvider(
+    { provider: 'tavily', timeout_ms: timeoutMs, tavily: { url: fake.url, ...tavily } },
+    { resolvePath: (path) => path, env: { TAVILY_API_KEY: KEY } },
+  );
+const query = (fields: Partial<SearchQuery> = {}): SearchQuery => ({
+  query: 'sse streaming',
+  maxResults: 5,
+  signal: new AbortController().signal,
+  ...fields,
+});
 
 t.test('sends POST /search with the bearer key and {query, max_results, search_depth}', async (t) => {
   await (await provider()).search(query({ maxResults: 3 }));
@@ -30,7 +38,9 @@ t.test('sends POST /search with the bearer key and {query, max_results, search_d
 });
 
 t.test('passes the domain lists as include_domains / exclude_domains, and search_depth from the options', async (t) => {
-  const results = await (await provider({ search_depth: 'advanced' })).search(query({ allowedDomains: ['example.com', 'example.org'], blockedDomains: ['blog.example.org'] }));
+  const results = await (
+    await provider({ search_depth: 'advanced' })
+  ).search(query({ allowedDomains: ['example.com', 'example.org'], blockedDomains: ['blog.example.org'] }));
   t.same(JSON.parse(fake.requests[0]!.body), {
     query: 'sse streaming',
     max_results: 5,
@@ -52,7 +62,11 @@ t.test('maps results to url, title, content and published_date', async (t) => {
     content: 'How to stream tokens with server-sent events & keep the connection open.',
     pageAge: 'Wed, 05 Mar 2025 00:00:00 GMT',
   });
-  t.same(results[1], { url: 'https://blog.example.org/2025/sse-in-practice', title: 'SSE in practice', content: 'Lessons from running event streams in production.' });
+  t.same(results[1], {
+    url: 'https://blog.example.org/2025/sse-in-practice',
+    title: 'SSE in practice',
+    content: 'Lessons from running event streams in production.',
+  });
 });
 
 t.test('max_results stays within Tavily’s 1..20', async (t) => {
@@ -62,20 +76,34 @@ t.test('max_results stays within Tavily’s 1..20', async (t) => {
 
 t.test('HTTP 429 → too_many_requests', async (t) => {
   fake.mode = 'rate_limited';
-  await t.rejects((await provider()).search(query()), { name: 'SearchError', code: 'too_many_requests', message: /^tavily: HTTP 429: .*excessive requests/ });
+  await t.rejects((await provider()).search(query()), {
+    name: 'SearchError',
+    code: 'too_many_requests',
+    message: /^tavily: HTTP 429: .*excessive requests/,
+  });
 });
 
 t.test('HTTP 500 → unavailable', async (t) => {
   fake.mode = 'server_error';
-  await t.rejects((await provider()).search(query()), { name: 'SearchError', code: 'unavailable', message: /^tavily: HTTP 500/ });
+  await t.rejects((await provider()).search(query()), {
+    name: 'SearchError',
+    code: 'unavailable',
+    message: /^tavily: HTTP 500/,
+  });
 });
 
 t.test('a refused body (400) → invalid_input', async (t) => {
-  await t.rejects((await provider()).search(query({ query: '  ' })), { code: 'invalid_input', message: /Query is missing/ });
+  await t.rejects((await provider()).search(query({ query: '  ' })), {
+    code: 'invalid_input',
+    message: /Query is missing/,
+  });
 });
 
 t.test('a wrong key (401) → unavailable, without the key in the message', async (t) => {
-  const wrong = await createSearchProvider({ provider: 'tavily', tavily: { url: fake.url, api_key_env: 'MY_TAVILY' } }, { resolvePath: (path) => path, env: { MY_TAVILY: 'tvly-wrong' } });
+  const wrong = await createSearchProvider(
+    { provider: 'tavily', tavily: { url: fake.url, api_key_env: 'MY_TAVILY' } },
+    { resolvePath: (path) => path, env: { MY_TAVILY: 'tvly-wrong' } },
+  );
   const error = await wrong.search(query()).catch((caught: unknown) => caught);
   t.match(error, { code: 'unavailable', message: /HTTP 401/ });
   t.notMatch((error as Error).message, /tvly-wrong/);
@@ -83,7 +111,10 @@ t.test('a wrong key (401) → unavailable, without the key in the message', asyn
 
 t.test('no answer within timeout_ms → unavailable', async (t) => {
   fake.mode = 'slow';
-  await t.rejects((await provider({}, 150)).search(query()), { code: 'unavailable', message: 'tavily: no answer within 150 ms' });
+  await t.rejects((await provider({}, 150)).search(query()), {
+    code: 'unavailable',
+    message: 'tavily: no answer within 150 ms',
+  });
 });
 
 t.test('the caller aborting → unavailable at once', async (t) => {
@@ -91,9 +122,18 @@ t.test('the caller aborting → unavailable at once', async (t) => {
   const controller = new AbortController();
   // The caller leaves once the service has the query (which it answers only seconds later).
   void fake.nextRequest().then(() => controller.abort());
-  await t.rejects((await provider()).search(query({ signal: controller.signal })), { code: 'unavailable', message: 'tavily: the search was aborted' });
+  await t.rejects((await provider()).search(query({ signal: controller.signal })), {
+    code: 'unavailable',
+    message: 'tavily: the search was aborted',
+  });
 });
 
 t.test('a missing API key variable stops the start, naming the variable', async (t) => {
-  await t.rejects(createSearchProvider({ provider: 'tavily', tavily: { api_key_env: 'NO_SUCH_TAVILY_KEY' } }, { resolvePath: (path) => path, env: {} }), /NO_SUCH_TAVILY_KEY/);
+  await t.rejects(
+    createSearchProvider(
+      { provider: 'tavily', tavily: { api_key_env: 'NO_SUCH_TAVILY_KEY' } },
+      { resolvePath: (path) => path, env: {} },
+    ),
+    /NO_SUCH_TAVILY_KEY/,
+  );
 });

@@ -83,7 +83,12 @@ interface Outcome {
 }
 
 /** Sends one request with a fault and reads its answer to the end; waits until the upstream call is over. */
-async function send(dialect: DialectName, stream: boolean, fault: Fault, headers: Record<string, string> = {}): Promise<Outcome> {
+async function send(
+  dialect: DialectName,
+  stream: boolean,
+  fault: Fault,
+  headers: Record<string, string> = {},
+): Promise<Outcome> {
   const gateway = fault === 'refused' ? refused : served;
   const balanceBefore = (await gateway.store.orgs.get(gateway.orgId)).balanceMicros;
   const response = await fetch(gateway.stack.gateway.url + PATHS[dialect], {
@@ -126,14 +131,26 @@ const CUT: ClientError = { code: 'upstream_stream_cut', type: 'server_error', me
 const TIMEOUT: ClientError = { code: 'upstream_timeout', type: 'server_error', messagesType: 'api_error' };
 
 function checkErrorObject(t: Test, dialect: DialectName, body: unknown, expected: ClientError): void {
-  if (dialect === 'messages') t.match(body, { type: 'error', error: { type: expected.messagesType, message: String } }, 'the message dialect\'s error');
-  else t.match(body, { error: { type: expected.type, code: expected.code, param: null, message: String } }, `the ${dialect} dialect's error`);
-  t.notMatch(JSON.stringify(body), /Simulated|x-sim-fault/, 'the upstream\'s own text is not shown');
+  if (dialect === 'messages')
+    t.match(
+      body,
+      { type: 'error', error: { type: expected.messagesType, message: String } },
+      "the message dialect's error",
+    );
+  else
+    t.match(
+      body,
+      { error: { type: expected.type, code: expected.code, param: null, message: String } },
+      `the ${dialect} dialect's error`,
+    );
+  t.notMatch(JSON.stringify(body), /Simulated|x-sim-fault/, "the upstream's own text is not shown");
 }
 
 /** The request log line names the gateway error. */
 function checkLogged(t: Test, gateway: Gateway, id: string, code: string): void {
-  const line = gateway.stack.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry.msg === 'request' && entry.requestId === id);
+  const line = gateway.stack.logs
+    .map((text) => JSON.parse(text) as Record<string, unknown>)
+    .find((entry) => entry.msg === 'request' && entry.requestId === id);
   t.equal(line?.error, code, `logged as ${code}`);
 }
 
@@ -237,11 +254,25 @@ for (const failure of FAILURES_BEFORE_OUTPUT) {
           checkErrorObject(t, dialect, JSON.parse(outcome.text), failure.error);
           checkLogged(t, gateway, outcome.id, failure.logged);
           if (failure.attempts !== undefined) {
-            const attempts = gateway.stack.sim.requests().filter((request) => request.headers['x-request-id'] === outcome.id);
+            const attempts = gateway.stack.sim
+              .requests()
+              .filter((request) => request.headers['x-request-id'] === outcome.id);
             t.equal(attempts.length, failure.attempts, `${failure.attempts} call(s) reached the upstream`);
           }
           const row = await ledgerRow(gateway.store.db, outcome.id);
-          t.match(row, { state: 'settled', dialect, status: failure.status, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cost_micros: 0 }, 'settled at zero cost with the error\'s status');
+          t.match(
+            row,
+            {
+              state: 'settled',
+              dialect,
+              status: failure.status,
+              input_tokens: 0,
+              output_tokens: 0,
+              cache_read_tokens: 0,
+              cost_micros: 0,
+            },
+            "settled at zero cost with the error's status",
+          );
           t.equal(outcome.balanceAfter, outcome.balanceBefore, 'the hold is given back whole');
         });
       }
@@ -273,7 +304,8 @@ function readStream(dialect: DialectName, text: string): StreamRead {
     } else if (dialect === 'messages') {
       const delta = data.delta as { type?: string; text?: string } | undefined;
       if (data.type === 'content_block_delta' && delta?.type === 'text_delta' && delta.text) deltas.push(delta.text);
-      if (data.type === 'message_start') inputTokens = (data.message as { usage: { input_tokens: number } }).usage.input_tokens;
+      if (data.type === 'message_start')
+        inputTokens = (data.message as { usage: { input_tokens: number } }).usage.input_tokens;
     } else if (data.type === 'response.output_text.delta') {
       const delta = data.delta as string | { output_text: string };
       deltas.push(typeof delta === 'string' ? delta : delta.output_text);
@@ -288,11 +320,22 @@ function checkErrorEvent(t: Test, dialect: DialectName, frames: StreamRead['fram
   t.equal(last?.event, 'error', 'the stream ends with an error event');
   const data = JSON.parse(last?.data ?? '{}') as Record<string, unknown>;
   if (dialect === 'responses') {
-    t.match(data, { type: 'error', code: expected.code, message: String, param: null, sequence_number: Number }, 'OpenAI\'s error event');
+    t.match(
+      data,
+      { type: 'error', code: expected.code, message: String, param: null, sequence_number: Number },
+      "OpenAI's error event",
+    );
     checkErrorObject(t, 'responses', { error: data.error }, expected);
   } else checkErrorObject(t, dialect, data, expected);
-  const ends: Record<DialectName, string[]> = { chat: ['message_stop'], messages: ['message_stop', 'message_delta'], responses: ['response.completed', 'response.incomplete', 'response.failed'] };
-  t.notOk(frames.some((frame) => frame.event !== undefined && ends[dialect].includes(frame.event)), 'no end event');
+  const ends: Record<DialectName, string[]> = {
+    chat: ['message_stop'],
+    messages: ['message_stop', 'message_delta'],
+    responses: ['response.completed', 'response.incomplete', 'response.failed'],
+  };
+  t.notOk(
+    frames.some((frame) => frame.event !== undefined && ends[dialect].includes(frame.event)),
+    'no end event',
+  );
 }
 
 const costOf = (row: { input_tokens: number; cache_read_tokens: number; output_tokens: number }): number =>
@@ -342,92 +385,145 @@ for (const broken of BROKEN_STREAMS) {
         } else {
           // No usage came: the input estimate, and the produced text at 3 bytes a token.
           t.ok(row.input_tokens > 0, `the input estimate (${row.input_tokens})`);
-          t.equal(row.output_tokens, Math.ceil(Buffer.byteLength(read.deltas.join('')) / 3), 'the produced text at 3 bytes a token');
+          t.equal(
+            row.output_tokens,
+            Math.ceil(Buffer.byteLength(read.deltas.join('')) / 3),
+            'the produced text at 3 bytes a token',
+          );
         }
         t.ok(row.output_tokens < OUTPUT_TOKENS, 'less than the whole answer');
         t.equal(Number(row.cost_micros), costOf(row), 'the cost of those tokens');
-        t.equal(outcome.balanceBefore - outcome.balanceAfter, Number(row.cost_micros), 'the balance debited by the cost, the rest of the hold given back');
+        t.equal(
+          outcome.balanceBefore - outcome.balanceAfter,
+          Number(row.cost_micros),
+          'the balance debited by the cost, the rest of the hold given back',
+        );
       });
     }
   });
 }
 
-t.test('a stream the upstream cuts before its first chunk: the error event and no end; settled at zero cost, status 200', async (t) => {
-  for (const dialect of DIALECTS) {
-    await t.test(dialect, async (t) => {
-      const outcome = await send(dialect, true, 'cut:0');
-      t.equal(outcome.status, 200, 'the upstream had answered 200, so the stream had started');
-      const read = readStream(dialect, outcome.text);
-      t.same(read.deltas, [], 'no text');
-      checkErrorEvent(t, dialect, read.frames, CUT);
-      const row = await ledgerRow(served.store.db, outcome.id);
-      t.match(row, { state: 'settled', dialect, status: 200, input_tokens: 0, output_tokens: 0, cost_micros: 0 }, 'nothing was produced: zero cost');
-      t.equal(outcome.balanceAfter, outcome.balanceBefore, 'the hold is given back whole');
-    });
-  }
-});
+t.test(
+  'a stream the upstream cuts before its first chunk: the error event and no end; settled at zero cost, status 200',
+  async (t) => {
+    for (const dialect of DIALECTS) {
+      await t.test(dialect, async (t) => {
+        const outcome = await send(dialect, true, 'cut:0');
+        t.equal(outcome.status, 200, 'the upstream had answered 200, so the stream had started');
+        const read = readStream(dialect, outcome.text);
+        t.same(read.deltas, [], 'no text');
+        checkErrorEvent(t, dialect, read.frames, CUT);
+        const row = await ledgerRow(served.store.db, outcome.id);
+        t.match(
+          row,
+          { state: 'settled', dialect, status: 200, input_tokens: 0, output_tokens: 0, cost_micros: 0 },
+          'nothing was produced: zero cost',
+        );
+        t.equal(outcome.balanceAfter, outcome.balanceBefore, 'the hold is given back whole');
+      });
+    }
+  },
+);
 
 // `cut:999` / `stall:999`: every chunk, the usage included, but never the [DONE].
-t.test('regression: a stream whose upstream broke after the whole answer (only [DONE] missing) ended in an error event, though it was billed in full', async (t) => {
-  const ends: Record<DialectName, string> = { chat: 'message_stop', messages: 'message_stop', responses: 'response.completed' };
-  // The fix is below the dialects: the stall (a second of idle timeout each) is checked in one.
-  const cases = [...DIALECTS.map((dialect) => ({ fault: 'cut:999', dialect })), { fault: 'stall:999', dialect: 'chat' as DialectName }];
-  for (const { fault, dialect } of cases) {
-    await t.test(`${fault}, ${dialect}`, async (t) => {
-      const outcome = await send(dialect, true, fault);
-      const read = readStream(dialect, outcome.text);
-      t.equal(read.frames.at(-1)?.event, ends[dialect], 'the stream ends normally');
-      t.notOk(read.frames.some((frame) => frame.event === 'error'), 'no error event');
-      t.equal(read.deltas.length, OUTPUT_TOKENS - 1, 'the whole text (the end-of-turn token streams none)');
-      const row = await ledgerRow(served.store.db, outcome.id);
-      t.match(row, { state: 'settled', status: 200, output_tokens: OUTPUT_TOKENS }, 'billed from the usage the upstream sent');
-      t.ok(row && Number(row.cost_micros) === costOf(row));
-    });
-  }
-});
+t.test(
+  'regression: a stream whose upstream broke after the whole answer (only [DONE] missing) ended in an error event, though it was billed in full',
+  async (t) => {
+    const ends: Record<DialectName, string> = {
+      chat: 'message_stop',
+      messages: 'message_stop',
+      responses: 'response.completed',
+    };
+    // The fix is below the dialects: the stall (a second of idle timeout each) is checked in one.
+    const cases = [
+      ...DIALECTS.map((dialect) => ({ fault: 'cut:999', dialect })),
+      { fault: 'stall:999', dialect: 'chat' as DialectName },
+    ];
+    for (const { fault, dialect } of cases) {
+      await t.test(`${fault}, ${dialect}`, async (t) => {
+        const outcome = await send(dialect, true, fault);
+        const read = readStream(dialect, outcome.text);
+        t.equal(read.frames.at(-1)?.event, ends[dialect], 'the stream ends normally');
+        t.notOk(
+          read.frames.some((frame) => frame.event === 'error'),
+          'no error event',
+        );
+        t.equal(read.deltas.length, OUTPUT_TOKENS - 1, 'the whole text (the end-of-turn token streams none)');
+        const row = await ledgerRow(served.store.db, outcome.id);
+        t.match(
+          row,
+          { state: 'settled', status: 200, output_tokens: OUTPUT_TOKENS },
+          'billed from the usage the upstream sent',
+        );
+        t.ok(row && Number(row.cost_micros) === costOf(row));
+      });
+    }
+  },
+);
 
-t.test('in the chat dialect\'s openai profile, a broken stream ends with a data line carrying the error object and no [DONE]', async (t) => {
-  for (const [fault, error] of [['cut:6', CUT], ['stall:6', TIMEOUT]] as const) {
-    await t.test(fault, async (t) => {
-      const outcome = await send('chat', true, fault, { 'x-gateway-wire': 'openai' });
-      t.equal(outcome.status, 200);
-      const read = readStream('chat', outcome.text);
-      t.equal(read.deltas.length, 5, 'the tokens before the fault');
-      t.ok(read.frames.every((frame) => frame.event === undefined), 'data-only lines');
-      checkErrorObject(t, 'chat', JSON.parse(read.frames.at(-1)?.data ?? '{}'), error);
-      t.notOk(read.frames.some((frame) => frame.data === '[DONE]'), 'no [DONE]');
-      const row = await ledgerRow(served.store.db, outcome.id);
-      t.match(row, { state: 'settled', status: 200 });
-      t.ok(row && row.output_tokens > 0 && Number(row.cost_micros) === costOf(row), 'billed for what was produced');
-    });
-  }
-});
+t.test(
+  "in the chat dialect's openai profile, a broken stream ends with a data line carrying the error object and no [DONE]",
+  async (t) => {
+    for (const [fault, error] of [
+      ['cut:6', CUT],
+      ['stall:6', TIMEOUT],
+    ] as const) {
+      await t.test(fault, async (t) => {
+        const outcome = await send('chat', true, fault, { 'x-gateway-wire': 'openai' });
+        t.equal(outcome.status, 200);
+        const read = readStream('chat', outcome.text);
+        t.equal(read.deltas.length, 5, 'the tokens before the fault');
+        t.ok(
+          read.frames.every((frame) => frame.event === undefined),
+          'data-only lines',
+        );
+        checkErrorObject(t, 'chat', JSON.parse(read.frames.at(-1)?.data ?? '{}'), error);
+        t.notOk(
+          read.frames.some((frame) => frame.data === '[DONE]'),
+          'no [DONE]',
+        );
+        const row = await ledgerRow(served.store.db, outcome.id);
+        t.match(row, { state: 'settled', status: 200 });
+        t.ok(row && row.output_tokens > 0 && Number(row.cost_micros) === costOf(row), 'billed for what was produced');
+      });
+    }
+  },
+);
 
-t.test('every fault at once, in every dialect, streamed and not: each request settled once, none left held', async (t) => {
-  const faults = ['500', '503', 'reset', 'cut:40', 'stall:40', 'cut:6', 'stall:6', 'cut:0', 'refused'];
-  const sent = faults.flatMap((fault) => DIALECTS.flatMap((dialect) => STREAMS.map((stream) => ({ fault, dialect, stream }))));
-  const outcomes = await Promise.all(sent.map(({ fault, dialect, stream }) => send(dialect, stream, fault)));
-  for (const [i, outcome] of outcomes.entries()) {
-    const { fault, dialect, stream } = sent[i]!;
-    const gateway = fault === 'refused' ? refused : served;
-    const rows = await gateway.store.db.selectFrom('usage').selectAll().where('id', '=', outcome.id).execute();
-    t.equal(rows.length, 1, `${fault} ${dialect} ${stream ? 'streamed' : 'not streamed'}: one row`);
-    t.match(rows[0], { state: 'settled', status: outcome.status });
-  }
-});
+t.test(
+  'every fault at once, in every dialect, streamed and not: each request settled once, none left held',
+  async (t) => {
+    const faults = ['500', '503', 'reset', 'cut:40', 'stall:40', 'cut:6', 'stall:6', 'cut:0', 'refused'];
+    const sent = faults.flatMap((fault) =>
+      DIALECTS.flatMap((dialect) => STREAMS.map((stream) => ({ fault, dialect, stream }))),
+    );
+    const outcomes = await Promise.all(sent.map(({ fault, dialect, stream }) => send(dialect, stream, fault)));
+    for (const [i, outcome] of outcomes.entries()) {
+      const { fault, dialect, stream } = sent[i]!;
+      const gateway = fault === 'refused' ? refused : served;
+      const rows = await gateway.store.db.selectFrom('usage').selectAll().where('id', '=', outcome.id).execute();
+      t.equal(rows.length, 1, `${fault} ${dialect} ${stream ? 'streamed' : 'not streamed'}: one row`);
+      t.match(rows[0], { state: 'settled', status: outcome.status });
+    }
+  },
+);
 
 // Runs last: the whole file's faults left the gateways up, no upstream call open and the books balanced.
-t.test('after every fault the gateway answers /health, no upstream call is left open, no hold is left and the books balance', async (t) => {
-  for (const gateway of [served, refused]) {
-    const health = await fetch(`${gateway.stack.gateway.url}/health`);
-    t.equal(health.status, 200, '/health answers 200');
-    await health.text();
-    t.equal(gateway.stack.sim.stats().inFlight, 0, 'no upstream call in flight');
-    const held = await gateway.store.db.selectFrom('usage').select('id').where('state', '=', 'held').execute();
-    t.same(held, [], 'no open hold');
-    const rows = await gateway.store.db.selectFrom('usage').select('id').execute();
-    t.ok(rows.length > 0, `${rows.length} ledger rows`);
-    for (const audit of await auditBalances(gateway.store.db)) t.equal(audit.discrepancyMicros, 0, 'balance = credits added − settled − holds');
-  }
-  t.ok(served.stack.sim.stats().aborted > 0, 'the faults broke upstream calls');
-});
+t.test(
+  'after every fault the gateway answers /health, no upstream call is left open, no hold is left and the books balance',
+  async (t) => {
+    for (const gateway of [served, refused]) {
+      const health = await fetch(`${gateway.stack.gateway.url}/health`);
+      t.equal(health.status, 200, '/health answers 200');
+      await health.text();
+      t.equal(gateway.stack.sim.stats().inFlight, 0, 'no upstream call in flight');
+      const held = await gateway.store.db.selectFrom('usage').select('id').where('state', '=', 'held').execute();
+      t.same(held, [], 'no open hold');
+      const rows = await gateway.store.db.selectFrom('usage').select('id').execute();
+      t.ok(rows.length > 0, `${rows.length} ledger rows`);
+      for (const audit of await auditBalances(gateway.store.db))
+        t.equal(audit.discrepancyMicros, 0, 'balance = credits added − settled − holds');
+    }
+    t.ok(served.stack.sim.stats().aborted > 0, 'the faults broke upstream calls');
+  },
+);

@@ -42,23 +42,50 @@ async function misreported(t: Test, dialect: DialectName, stream: boolean, usage
 }
 
 for (const stream of [false, true]) {
-  t.test(`regression: an upstream reporting usage of 1e18 (${stream ? 'streamed' : 'not streamed'}) leaves the org's next calls at 200 and is billed sane tokens at a non-zero cost`, async (t) => {
-    const { id, row, answer } = await misreported(t, 'chat', stream, 'prompt=1e18,completion=1e18');
-    t.ok(row, 'a ledger row');
-    if (!row) return;
-    t.match(row, { state: 'settled', status: 200 });
-    t.ok(Number.isSafeInteger(row.input_tokens) && row.input_tokens > 0 && row.input_tokens <= 32768, `input tokens ${row.input_tokens}: the gateway's estimate`);
-    t.ok(Number.isSafeInteger(row.output_tokens) && row.output_tokens > 0 && row.output_tokens <= 32768, `output tokens ${row.output_tokens}: the produced bytes / 3`);
-    t.ok(Number(row.cost_micros) > 0, `cost ${row.cost_micros} µcredits`);
-    t.same(answer.tokens, { input_tokens: row.input_tokens, output_tokens: row.output_tokens, cache_read_tokens: row.cache_read_tokens, cache_write_tokens: 0 }, 'the client sees the checked figures');
-    for (const [path, body] of [['/v1/models', undefined], [PATHS.chat, requestBody('chat', false)]] as const) {
-      const next = await call(path, body);
-      t.equal(next.status, 200, `the next ${path} is answered`);
-      await next.arrayBuffer();
-    }
-    const warning = stack.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.requestId === id && line.level === 40);
-    t.match(warning, { replaced: ['prompt_tokens', 'completion_tokens'], reported: { prompt_tokens: '1000000000000000000' } }, 'logged at warn with the request id');
-  });
+  t.test(
+    `regression: an upstream reporting usage of 1e18 (${stream ? 'streamed' : 'not streamed'}) leaves the org's next calls at 200 and is billed sane tokens at a non-zero cost`,
+    async (t) => {
+      const { id, row, answer } = await misreported(t, 'chat', stream, 'prompt=1e18,completion=1e18');
+      t.ok(row, 'a ledger row');
+      if (!row) return;
+      t.match(row, { state: 'settled', status: 200 });
+      t.ok(
+        Number.isSafeInteger(row.input_tokens) && row.input_tokens > 0 && row.input_tokens <= 32768,
+        `input tokens ${row.input_tokens}: the gateway's estimate`,
+      );
+      t.ok(
+        Number.isSafeInteger(row.output_tokens) && row.output_tokens > 0 && row.output_tokens <= 32768,
+        `output tokens ${row.output_tokens}: the produced bytes / 3`,
+      );
+      t.ok(Number(row.cost_micros) > 0, `cost ${row.cost_micros} µcredits`);
+      t.same(
+        answer.tokens,
+        {
+          input_tokens: row.input_tokens,
+          output_tokens: row.output_tokens,
+          cache_read_tokens: row.cache_read_tokens,
+          cache_write_tokens: 0,
+        },
+        'the client sees the checked figures',
+      );
+      for (const [path, body] of [
+        ['/v1/models', undefined],
+        [PATHS.chat, requestBody('chat', false)],
+      ] as const) {
+        const next = await call(path, body);
+        t.equal(next.status, 200, `the next ${path} is answered`);
+        await next.arrayBuffer();
+      }
+      const warning = stack.logs
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.requestId === id && line.level === 40);
+      t.match(
+        warning,
+        { replaced: ['prompt_tokens', 'completion_tokens'], reported: { prompt_tokens: '1000000000000000000' } },
+        'logged at warn with the request id',
+      );
+    },
+  );
 }
 
 t.test('regression: negative and fractional upstream usage is replaced by whole, non-negative counts', async (t) => {

@@ -49,7 +49,13 @@ export async function startFakeServer(protocol: FakeProtocol): Promise<FakeSearc
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://fake');
-      const request: ReceivedRequest = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request: ReceivedRequest = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(request);
       for (const resolve of awaiting) resolve(request);
       awaiting.clear();
@@ -94,13 +100,31 @@ export async function startFakeServer(protocol: FakeProtocol): Promise<FakeSearc
 
 function send(res: ServerResponse, answer: FakeAnswer): void {
   const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/html; charset=utf-8' : 'application/json', ...answer.headers });
+  res.writeHead(answer.status, {
+    'content-type': typeof answer.body === 'string' ? 'text/html; charset=utf-8' : 'application/json',
+    ...answer.headers,
+  });
   res.end(text);
 }
 
 /** The pages every fake finds, whatever the query (on three domains, so filters can be tested). */
 export const FAKE_PAGES = [
-  { url: 'https://docs.example.com/guide/streaming', title: 'Streaming guide', text: 'How to stream tokens with server-sent events & keep the connection open.', date: '2025-03-05T00:00:00' },
-  { url: 'https://blog.example.org/2025/sse-in-practice', title: 'SSE in practice', text: 'Lessons from running event streams in production.', date: null },
-  { url: 'https://news.example.net/articles/http-streaming', title: 'HTTP streaming is back', text: 'Why every LLM API now streams its answers.', date: '2025-06-01T09:30:00' },
+  {
+    url: 'https://docs.example.com/guide/streaming',
+    title: 'Streaming guide',
+    text: 'How to stream tokens with server-sent events & keep the connection open.',
+    date: '2025-03-05T00:00:00',
+  },
+  {
+    url: 'https://blog.example.org/2025/sse-in-practice',
+    title: 'SSE in practice',
+    text: 'Lessons from running event streams in production.',
+    date: null,
+  },
+  {
+    url: 'https://news.example.net/articles/http-streaming',
+    title: 'HTTP streaming is back',
+    text: 'Why every LLM API now streams its answers.',
+    date: '2025-06-01T09:30:00',
+  },
 ] as const;

@@ -8,7 +8,8 @@ import { FAKE_PAGES, startFakeServer, type FakeSearchServer } from './search-fak
 export function startSearxngFake(): Promise<FakeSearchServer> {
   return startFakeServer({
     check(request) {
-      if (request.method !== 'GET' || request.path !== '/search') return { status: 404, body: '<html>Not Found</html>' };
+      if (request.method !== 'GET' || request.path !== '/search')
+        return { status: 404, body: '<html>Not Found</html>' };
       if (request.query.get('format') !== 'json') return { status: 403, body: '<html>403 Forbidden</html>' };
       if (!request.query.get('q')) return { status: 400, body: { error: 'search error', message: 'No query' } };
       return undefined;

@@ -26,8 +26,10 @@ export function startTavilyFake(key: string): Promise<FakeSearchServer> {
   return startFakeServer({
     check(request) {
       if (request.method !== 'POST' || request.path !== '/search') return error(404, 'Not Found');
-      if (request.headers.authorization !== `Bearer ${key}`) return error(401, 'Unauthorized: missing or invalid API key.');
-      if (!String(request.headers['content-type']).startsWith('application/json')) return error(400, 'Content-Type must be application/json.');
+      if (request.headers.authorization !== `Bearer ${key}`)
+        return error(401, 'Unauthorized: missing or invalid API key.');
+      if (!String(request.headers['content-type']).startsWith('application/json'))
+        return error(400, 'Content-Type must be application/json.');
       let body: TavilyBody;
       try {
         body = JSON.parse(request.body) as TavilyBody;
@@ -35,13 +37,24 @@ export function startTavilyFake(key: string): Promise<FakeSearchServer> {
         return error(400, 'Invalid JSON body.');
       }
       if (typeof body.query !== 'string' || body.query.trim() === '') return error(400, 'Query is missing.');
-      if (body.max_results !== undefined && (!Number.isInteger(body.max_results) || (body.max_results as number) < 0 || (body.max_results as number) > 20)) return error(400, 'max_results must be between 0 and 20.');
-      if (body.search_depth !== undefined && body.search_depth !== 'basic' && body.search_depth !== 'advanced') return error(400, 'Invalid search_depth.');
+      if (
+        body.max_results !== undefined &&
+        (!Number.isInteger(body.max_results) || (body.max_results as number) < 0 || (body.max_results as number) > 20)
+      )
+        return error(400, 'max_results must be between 0 and 20.');
+      if (body.search_depth !== undefined && body.search_depth !== 'basic' && body.search_depth !== 'advanced')
+        return error(400, 'Invalid search_depth.');
       return undefined;
     },
     ok(request) {
       const body = JSON.parse(request.body) as TavilyBody;
-      const results = FAKE_PAGES.filter((page) => (body.include_domains === undefined || (body.include_domains as unknown[]).length === 0 || covers(body.include_domains, page.url)) && !covers(body.exclude_domains, page.url))
+      const results = FAKE_PAGES.filter(
+        (page) =>
+          (body.include_domains === undefined ||
+            (body.include_domains as unknown[]).length === 0 ||
+            covers(body.include_domains, page.url)) &&
+          !covers(body.exclude_domains, page.url),
+      )
         .slice(0, (body.max_results as number | undefined) ?? 5)
         .map((page, index) => ({
           title: page.title,
@@ -51,9 +64,21 @@ export function startTavilyFake(key: string): Promise<FakeSearchServer> {
           raw_content: null,
           ...(page.date !== null ? { published_date: new Date(`${page.date}Z`).toUTCString() } : {}),
         }));
-      return { status: 200, body: { query: body.query, follow_up_questions: null, answer: null, images: [], results, response_time: 0.42, request_id: randomUUID() } };
+      return {
+        status: 200,
+        body: {
+          query: body.query,
+          follow_up_questions: null,
+          answer: null,
+          images: [],
+          results,
+          response_time: 0.42,
+          request_id: randomUUID(),
+        },
+      };
     },
-    rateLimited: () => error(429, 'Your request has been blocked due to excessive requests. Please reduce rate of requests.'),
+    rateLimited: () =>
+      error(429, 'Your request has been blocked due to excessive requests. Please reduce rate of requests.'),
     serverError: () => error(500, 'Internal Server Error'),
   });
 }

@@ -17,7 +17,23 @@ export async function compileToDist(t: Test, name: string, sources: readonly str
   const outDir = mkdtempSync(join(root, 'dist', `.${name}-test-`));
   t.teardown(() => rmSync(outDir, { recursive: true, force: true }));
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const options = ['--outDir', outDir, '--rootDir', root, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--strict', '--resolveJsonModule', '--skipLibCheck', '--types', 'node'];
+  const options = [
+    '--outDir',
+    outDir,
+    '--rootDir',
+    root,
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--strict',
+    '--resolveJsonModule',
+    '--skipLibCheck',
+    '--types',
+    'node',
+  ];
   await run(process.execPath, [tsc, ...options, ...sources.map((source) => join(root, source))], { cwd: root });
   return outDir;
 }

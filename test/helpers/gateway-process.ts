@@ -9,14 +9,23 @@ const root = packageRoot();
 const built = join(root, 'dist', 'bin', 'gateway.js');
 const newestSource = Math.max(
   ...['bin', 'admin', 'store', 'config', 'plugins', 'proxy', 'limits', 'notify'].flatMap((dir) =>
-    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map((file) => statSync(join(root, dir, file)).mtimeMs),
+    readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map(
+      (file) => statSync(join(root, dir, file)).mtimeMs,
+    ),
   ),
 );
-const entry = existsSync(built) && statSync(built).mtimeMs >= newestSource ? [built] : ['--import', 'tsx', join(root, 'bin', 'gateway.ts')];
+const entry =
+  existsSync(built) && statSync(built).mtimeMs >= newestSource
+    ? [built]
+    : ['--import', 'tsx', join(root, 'bin', 'gateway.ts')];
 
 // The defaults and the given variables only: no config file or GATEWAY_* setting of the caller's, and
 // none of tap's loaders and coverage (NODE_OPTIONS), which triple a child's start-up.
-const baseEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('NODE_') && !name.startsWith('TAP')));
+const baseEnvironment = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('NODE_') && !name.startsWith('TAP'),
+  ),
+);
 
 export interface CliResult {
   code: number | null;
@@ -26,7 +35,11 @@ export interface CliResult {
 
 /** Runs `gateway ARGS…` to its end. */
 export function runGateway(env: Record<string, string>, ...args: string[]): CliResult {
-  const result = spawnSync(process.execPath, [...entry, ...args], { cwd: root, env: { ...baseEnvironment, ...env }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [...entry, ...args], {
+    cwd: root,
+    env: { ...baseEnvironment, ...env },
+    encoding: 'utf8',
+  });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
@@ -42,7 +55,10 @@ export interface GatewayProcess {
 
 /** Starts `gateway start ARGS…` and waits for the line that gives its address. */
 export async function startGatewayProcess(env: Record<string, string>, ...args: string[]): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [...entry, 'start', ...args], { cwd: root, env: { ...baseEnvironment, GATEWAY_PORT: '0', ...env } });
+  const child = spawn(process.execPath, [...entry, 'start', ...args], {
+    cwd: root,
+    env: { ...baseEnvironment, GATEWAY_PORT: '0', ...env },
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no address printed: ${stderr}`)), 30_000);

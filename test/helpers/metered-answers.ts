@@ -13,13 +13,28 @@ export interface LedgerTokens {
   cache_write_tokens: number;
 }
 
-export const PATHS: Record<DialectName, string> = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
+export const PATHS: Record<DialectName, string> = {
+  chat: '/v1/chat/completions',
+  messages: '/v1/messages',
+  responses: '/v1/responses',
+};
 
 /** A small request body in the dialect; chat streams ask for usage so the client can compare it. */
-export function requestBody(dialect: DialectName, stream: boolean, text = 'echo: hello there', maxTokens = 100): Record<string, unknown> {
+export function requestBody(
+  dialect: DialectName,
+  stream: boolean,
+  text = 'echo: hello there',
+  maxTokens = 100,
+): Record<string, unknown> {
   switch (dialect) {
     case 'chat':
-      return { model: 'qwen3-8b', messages: [{ role: 'user', content: text }], max_tokens: maxTokens, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+      return {
+        model: 'qwen3-8b',
+        messages: [{ role: 'user', content: text }],
+        max_tokens: maxTokens,
+        stream,
+        ...(stream ? { stream_options: { include_usage: true } } : {}),
+      };
     case 'messages':
       return { model: 'qwen3-8b', messages: [{ role: 'user', content: text }], max_tokens: maxTokens, stream };
     case 'responses':
@@ -51,13 +66,20 @@ export async function readAnswer(dialect: DialectName, stream: boolean, response
   let usage: Record<string, unknown> | undefined;
   for (const frame of frames) {
     if (frame.data === '[DONE]') continue;
-    const data = JSON.parse(frame.data) as { usage?: Record<string, unknown>; response?: { usage?: Record<string, unknown> } };
+    const data = JSON.parse(frame.data) as {
+      usage?: Record<string, unknown>;
+      response?: { usage?: Record<string, unknown> };
+    };
     const seen = dialect === 'responses' ? data.response?.usage : data.usage;
     if (seen) usage = seen;
   }
   const complete =
     last !== undefined &&
-    (dialect === 'chat' ? last.event === 'message_stop' || last.data === '[DONE]' : dialect === 'messages' ? last.event === 'message_stop' : last.event === 'response.completed' || last.event === 'response.incomplete');
+    (dialect === 'chat'
+      ? last.event === 'message_stop' || last.data === '[DONE]'
+      : dialect === 'messages'
+        ? last.event === 'message_stop'
+        : last.event === 'response.completed' || last.event === 'response.incomplete');
   return { complete, tokens: tokensOf(dialect, usage) };
 }
 
@@ -76,20 +98,42 @@ export function parseSse(text: string): Array<{ event: string | undefined; data:
 }
 
 /** A dialect's usage object in the ledger's terms. */
-export function tokensOf(dialect: DialectName, usage: Record<string, unknown> | undefined | null): LedgerTokens | undefined {
+export function tokensOf(
+  dialect: DialectName,
+  usage: Record<string, unknown> | undefined | null,
+): LedgerTokens | undefined {
   if (!usage) return undefined;
   const n = (value: unknown): number => (typeof value === 'number' ? value : 0);
   if (dialect === 'messages') {
-    return { input_tokens: n(usage.input_tokens), output_tokens: n(usage.output_tokens), cache_read_tokens: n(usage.cache_read_input_tokens), cache_write_tokens: n(usage.cache_creation_input_tokens) };
+    return {
+      input_tokens: n(usage.input_tokens),
+      output_tokens: n(usage.output_tokens),
+      cache_read_tokens: n(usage.cache_read_input_tokens),
+      cache_write_tokens: n(usage.cache_creation_input_tokens),
+    };
   }
   if (dialect === 'responses') {
     const cached = n((usage.input_tokens_details as Record<string, unknown> | undefined)?.cached_tokens);
-    return { input_tokens: n(usage.input_tokens) - cached, output_tokens: n(usage.output_tokens), cache_read_tokens: cached, cache_write_tokens: 0 };
+    return {
+      input_tokens: n(usage.input_tokens) - cached,
+      output_tokens: n(usage.output_tokens),
+      cache_read_tokens: cached,
+      cache_write_tokens: 0,
+    };
   }
-  const details = (usage.prompt_tokens_details ?? {}) as { cached_tokens?: number; cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } };
+  const details = (usage.prompt_tokens_details ?? {}) as {
+    cached_tokens?: number;
+    cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
+  };
   const cached = n(details.cached_tokens);
-  const written = n(details.cache_creation?.ephemeral_5m_input_tokens) + n(details.cache_creation?.ephemeral_1h_input_tokens);
-  return { input_tokens: n(usage.prompt_tokens) - cached - written, output_tokens: n(usage.completion_tokens), cache_read_tokens: cached, cache_write_tokens: written };
+  const written =
+    n(details.cache_creation?.ephemeral_5m_input_tokens) + n(details.cache_creation?.ephemeral_1h_input_tokens);
+  return {
+    input_tokens: n(usage.prompt_tokens) - cached - written,
+    output_tokens: n(usage.completion_tokens),
+    cache_read_tokens: cached,
+    cache_write_tokens: written,
+  };
 }
 
 export async function ledgerRow(db: Kysely<Database>, id: string) {

@@ -23,10 +23,12 @@ export class RawConnection {
     });
     // A reset after the answer is no failure of the test: what was received is what counts.
     socket.on('error', () => {});
-    this.closed = new Promise((resolve) => socket.once('close', () => {
-      for (const wake of this.#waiters.splice(0)) wake();
-      resolve();
-    }));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', () => {
+        for (const wake of this.#waiters.splice(0)) wake();
+        resolve();
+      }),
+    );
   }
 
   static async open(baseUrl: string): Promise<RawConnection> {
@@ -45,7 +47,10 @@ export class RawConnection {
     for (;;) {
       const parsed = parseResponse(this.#received);
       if (parsed !== undefined) return parsed;
-      if (this.socket.destroyed) throw new Error(`connection closed before a complete response; received: ${JSON.stringify(this.#received.toString('latin1'))}`);
+      if (this.socket.destroyed)
+        throw new Error(
+          `connection closed before a complete response; received: ${JSON.stringify(this.#received.toString('latin1'))}`,
+        );
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }
@@ -74,5 +79,9 @@ function parseResponse(bytes: Buffer): RawResponse | undefined {
   }
   const length = Number(headers['content-length'] ?? 0);
   if (bytes.length < headEnd + 4 + length) return undefined;
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: bytes.toString('utf8', headEnd + 4, headEnd + 4 + length) };
+  return {
+    status: Number(statusLine!.split(' ')[1]),
+    headers,
+    body: bytes.toString('utf8', headEnd + 4, headEnd + 4 + length),
+  };
 }

@@ -40,7 +40,11 @@ export async function startSmtp(): Promise<RunningSmtp> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
-        received.push({ from, to: session.envelope.rcptTo.map((rcpt) => rcpt.address), ...parseMessage(Buffer.concat(chunks).toString('utf8')) });
+        received.push({
+          from,
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          ...parseMessage(Buffer.concat(chunks).toString('utf8')),
+        });
         callback();
       });
     },
@@ -65,7 +69,9 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
   }
   let body = raw.slice(split + 4);
   if (/quoted-printable/i.test(headers['content-transfer-encoding'] ?? '')) {
-    const bytes = body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const bytes = body
+      .replace(/=\r\n/g, '')
+      .replace(/=([0-9A-F]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     body = Buffer.from(bytes, 'latin1').toString('utf8');
   }
   return { headers, text: body.replace(/\r\n/g, '\n') };

@@ -45,7 +45,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // Dialect and proxy tests run without the default auth plugin unless their YAML names a chain.
   const yaml = options.yaml ?? '';
   writeFileSync(file, /^plugins:/m.test(yaml) ? yaml : `${yaml}\nplugins: []\n`);
-  const env = { GATEWAY_PORT: '0', GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','), GATEWAY_LOG_LEVEL: 'info', ...options.env };
+  const env = {
+    GATEWAY_PORT: '0',
+    GATEWAY_UPSTREAM_URL: (options.upstreamUrls ?? [`${sim.url}/v1`]).join(','),
+    GATEWAY_LOG_LEVEL: 'info',
+    ...options.env,
+  };
   const logs: string[] = [];
   const awaited = new Set<{ matches: (entry: LogEntry) => boolean; resolve: (entry: LogEntry) => void }>();
   const logDestination = new Writable({

@@ -35,7 +35,9 @@ t.test('another model name is a 404 in vLLM error shape', async (t) => {
   const sim = await simFor(t);
   const { status, body } = await postJson(sim, '/v1/chat/completions', { model: 'gpt-4o', messages: hello });
   t.equal(status, 404);
-  t.same(body, { error: { message: 'The model `gpt-4o` does not exist.', type: 'NotFoundError', param: 'model', code: 404 } });
+  t.same(body, {
+    error: { message: 'The model `gpt-4o` does not exist.', type: 'NotFoundError', param: 'model', code: 404 },
+  });
 });
 
 t.test('a custom served model name is honoured', async (t) => {
@@ -62,7 +64,10 @@ t.test('wrong types are a 400 naming the field', async (t) => {
     [{ model: MODEL, messages: [] }, /messages/],
     [{ model: MODEL, messages: [{ role: 'wizard', content: 'x' }] }, /role/],
     [{ model: MODEL, messages: [{ role: 'user', content: 42 }] }, /content/],
-    [{ model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }, /image_url/],
+    [
+      { model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] },
+      /image_url/,
+    ],
     [{ model: MODEL, messages: hello, max_tokens: 'ten' }, /max_tokens/],
     [{ model: MODEL, messages: hello, max_tokens: 0 }, /at least 1/],
     [{ model: MODEL, messages: hello, temperature: 'hot' }, /temperature/],
@@ -71,7 +76,19 @@ t.test('wrong types are a 400 naming the field', async (t) => {
     [{ model: MODEL, messages: hello, stream_options: { include_usage: true } }, /stream=True/],
     [{ model: MODEL, messages: hello, tool_choice: 'required' }, /tools/],
     [{ model: MODEL, messages: hello, tool_choice: 'auto' }, /tools/],
-    [{ model: MODEL, messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{oops' } }] }] }, /arguments/],
+    [
+      {
+        model: MODEL,
+        messages: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{oops' } }],
+          },
+        ],
+      },
+      /arguments/,
+    ],
   ];
   for (const [body, pattern] of cases) {
     const res = await postJson<{ error: { message: string; code: number } }>(sim, '/v1/chat/completions', body);
@@ -99,12 +116,18 @@ t.test('max_tokens cuts the answer with finish_reason length', async (t) => {
 
 t.test('a stop string truncates before the match and sets stop_reason', async (t) => {
   const sim = await simFor(t);
-  const body = await complete(sim, { messages: [{ role: 'user', content: 'echo: one two three four' }], stop: ['zzz', ' three'] });
+  const body = await complete(sim, {
+    messages: [{ role: 'user', content: 'echo: one two three four' }],
+    stop: ['zzz', ' three'],
+  });
   t.equal(body.choices[0]?.message.content, 'one two');
   t.equal(body.choices[0]?.finish_reason, 'stop');
   t.equal(body.choices[0]?.stop_reason, ' three');
   t.equal(body.usage.completion_tokens, 3, 'the tokens up to the one completing the stop string');
-  const single = await complete(sim, { messages: [{ role: 'user', content: 'echo: one two three four' }], stop: 'four' });
+  const single = await complete(sim, {
+    messages: [{ role: 'user', content: 'echo: one two three four' }],
+    stop: 'four',
+  });
   t.equal(single.choices[0]?.message.content, 'one two three ');
   t.equal(single.choices[0]?.stop_reason, 'four');
 });
@@ -126,9 +149,16 @@ t.test('a prompt longer than max_model_len is a 400', async (t) => {
   });
   t.equal(long.status, 400);
   t.match(long.body.error.message, /maximum context length is 20 tokens/);
-  const tooMuch = await postJson<{ error: { message: string } }>(sim, '/v1/chat/completions', { messages: hello, max_tokens: 15 });
+  const tooMuch = await postJson<{ error: { message: string } }>(sim, '/v1/chat/completions', {
+    messages: hello,
+    max_tokens: 15,
+  });
   t.equal(tooMuch.status, 400);
   t.match(tooMuch.body.error.message, /in the completion/);
   const fits = await complete(sim, { messages: hello });
-  t.equal(fits.usage.prompt_tokens + fits.usage.completion_tokens <= 20, true, 'the default max_tokens fills the context');
+  t.equal(
+    fits.usage.prompt_tokens + fits.usage.completion_tokens <= 20,
+    true,
+    'the default max_tokens fills the context',
+  );
 });

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { detokenizePieces } from '../../sim/detokenizer.js';
-import { EOS_TOKEN_ID, decode, encode, renderPrompt, type TemplateMessage, type TemplateTool } from '../../sim/qwen3-prompt.js';
+import {
+  EOS_TOKEN_ID,
+  decode,
+  encode,
+  renderPrompt,
+  type TemplateMessage,
+  type TemplateTool,
+} from '../../sim/qwen3-prompt.js';
 
 interface TemplateCase {
   messages: TemplateMessage[];
@@ -14,7 +21,9 @@ interface TemplateCase {
 // Rendered by Python's Jinja2 with transformers' settings (trim_blocks, lstrip_blocks, a
 // json.dumps tojson): system prompt, tools with null fields, assistant tool calls, consecutive
 // tool results, <think> history, enable_thinking false, a developer message.
-const cases = JSON.parse(readFileSync(new URL('./fixtures/qwen3-template.json', import.meta.url), 'utf8')) as TemplateCase[];
+const cases = JSON.parse(
+  readFileSync(new URL('./fixtures/qwen3-template.json', import.meta.url), 'utf8'),
+) as TemplateCase[];
 
 t.test('the chat template renders exactly as Python Jinja2 renders it', async (t) => {
   for (const c of cases) {

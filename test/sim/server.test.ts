@@ -8,7 +8,9 @@ t.test('GET /v1/models lists the served model in vLLM shape', async (t) => {
   const res = await fetch(`${sim.url}/v1/models`);
   const body = (await res.json()) as { object: string; data: Array<Record<string, unknown>> };
   t.equal(body.object, 'list');
-  t.match(body.data, [{ id: MODEL, object: 'model', owned_by: 'vllm', root: MODEL, parent: null, max_model_len: 4096 }]);
+  t.match(body.data, [
+    { id: MODEL, object: 'model', owned_by: 'vllm', root: MODEL, parent: null, max_model_len: 4096 },
+  ]);
   t.match(body.data[0]?.permission, [{ object: 'model_permission', allow_sampling: true }]);
 });
 
@@ -30,7 +32,12 @@ t.test('apiKey requires the bearer token on /v1 routes, like vllm serve --api-ke
   const denied = await postJson(sim, '/v1/chat/completions', { model: MODEL, messages: hello });
   t.equal(denied.status, 401);
   t.same(denied.body, { error: 'Unauthorized' });
-  const wrong = await postJson(sim, '/v1/chat/completions', { model: MODEL, messages: hello }, { authorization: 'Bearer nope' });
+  const wrong = await postJson(
+    sim,
+    '/v1/chat/completions',
+    { model: MODEL, messages: hello },
+    { authorization: 'Bearer nope' },
+  );
   t.equal(wrong.status, 401);
   t.equal((await fetch(`${sim.url}/v1/models`)).status, 401);
   const ok = await complete(sim, { messages: hello }, { authorization: 'Bearer sk-sim' });
@@ -71,7 +78,13 @@ t.test('setRefusing(true) refuses connections and setRefusing(false) serves agai
 t.test('a client that goes away is counted as aborted and generation stops', async (t) => {
   const sim = await simFor(t, { itlMs: 50, outputTokens: 200 });
   const controller = new AbortController();
-  const res = await post(sim, '/v1/chat/completions', { model: MODEL, messages: hello, stream: true }, {}, controller.signal);
+  const res = await post(
+    sim,
+    '/v1/chat/completions',
+    { model: MODEL, messages: hello, stream: true },
+    {},
+    controller.signal,
+  );
   const reader = res.body?.getReader();
   await reader?.read();
   t.equal(sim.stats().inFlight, 1);
@@ -84,7 +97,9 @@ t.test('a client that goes away is counted as aborted and generation stops', asy
 t.test('a client that leaves during the TTFT is counted as aborted', async (t) => {
   const sim = await simFor(t, { ttftMs: 5000 });
   const controller = new AbortController();
-  const pending = post(sim, '/v1/chat/completions', { model: MODEL, messages: hello }, {}, controller.signal).catch(() => undefined);
+  const pending = post(sim, '/v1/chat/completions', { model: MODEL, messages: hello }, {}, controller.signal).catch(
+    () => undefined,
+  );
   await sim.until((stats) => stats.inFlight === 1);
   controller.abort();
   await pending;
@@ -98,14 +113,21 @@ t.test('close() ends open streams', async (t) => {
   await reader?.read();
   // The stream has 49 s to go: a close that waited for it would not have returned.
   await sim.close();
-  t.match(await sim.until((stats) => stats.inFlight === 0), { completed: 0, aborted: 1 }, 'close cut the stream instead of waiting for it');
-  const ended = await reader?.read().then(
-    async (r) => {
-      // Drain whatever was buffered; the body then ends or breaks.
-      for (let part = r; !part.done; part = await reader.read());
-      return true;
-    },
-    () => true,
-  ).catch(() => true);
+  t.match(
+    await sim.until((stats) => stats.inFlight === 0),
+    { completed: 0, aborted: 1 },
+    'close cut the stream instead of waiting for it',
+  );
+  const ended = await reader
+    ?.read()
+    .then(
+      async (r) => {
+        // Drain whatever was buffered; the body then ends or breaks.
+        for (let part = r; !part.done; part = await reader.read());
+        return true;
+      },
+      () => true,
+    )
+    .catch(() => true);
   t.equal(ended, true, 'the stream ended');
 });

@@ -25,7 +25,12 @@ export async function post(
   });
 }
 
-export async function postJson<T>(sim: RunningSim, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+export async function postJson<T>(
+  sim: RunningSim,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
   const res = await post(sim, path, body, headers);
   return { status: res.status, body: (await res.json()) as T };
 }
@@ -51,13 +56,23 @@ export interface Chunk {
     delta: {
       role?: string;
       content?: string;
-      tool_calls?: Array<{ id?: string; type?: string; index: number; function: { name?: string; arguments?: string } }>;
+      tool_calls?: Array<{
+        id?: string;
+        type?: string;
+        index: number;
+        function: { name?: string; arguments?: string };
+      }>;
     };
     logprobs: null;
     finish_reason: string | null;
     stop_reason?: string | null;
   }>;
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+  };
 }
 
 /** Streams a chat request and returns its parsed chunks and whether [DONE] came. */
@@ -91,11 +106,25 @@ export interface Completion {
     finish_reason: string;
     stop_reason: string | null;
   }>;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details: { cached_tokens: number };
+  };
 }
 
-export async function complete(sim: RunningSim, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Completion> {
-  const { status, body: out } = await postJson<Completion>(sim, '/v1/chat/completions', { model: MODEL, ...body }, headers);
+export async function complete(
+  sim: RunningSim,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Completion> {
+  const { status, body: out } = await postJson<Completion>(
+    sim,
+    '/v1/chat/completions',
+    { model: MODEL, ...body },
+    headers,
+  );
   if (status !== 200) throw new Error(`status ${status}: ${JSON.stringify(out)}`);
   return out;
 }

@@ -20,7 +20,10 @@ const weather = {
     },
   },
 };
-const time = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } };
+const time = {
+  type: 'function',
+  function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } },
+};
 const tools = [weather, time];
 const ask = (content: string) => [{ role: 'user', content }];
 
@@ -36,30 +39,67 @@ t.test('a streamed tool call is a named delta, then argument fragments, then fin
   t.match(head, { index: 0, type: 'function', function: { name: 'get_time', arguments: '' } });
   t.match(head?.id, /^chatcmpl-tool-[0-9a-f]{32}$/);
   t.ok(rest.length > 1, 'several argument fragments');
-  t.ok(rest.every((d) => d.index === 0 && d.id === undefined && d.function.name === undefined && typeof d.function.arguments === 'string'));
+  t.ok(
+    rest.every(
+      (d) =>
+        d.index === 0 &&
+        d.id === undefined &&
+        d.function.name === undefined &&
+        typeof d.function.arguments === 'string',
+    ),
+  );
   t.same(JSON.parse(rest.map((d) => d.function.arguments).join('')), { tz: 'example' });
   const last = chunks.filter((c) => c.choices.length > 0).at(-1)?.choices[0];
   t.equal(last?.finish_reason, 'tool_calls');
-  t.notOk(chunks.some((c) => c.choices[0]?.delta.content), 'no text beside the call');
+  t.notOk(
+    chunks.some((c) => c.choices[0]?.delta.content),
+    'no text beside the call',
+  );
 });
 
 t.test('parallel tool calls stream one after the other with rising index', async (t) => {
   const sim = await simFor(t);
-  const { chunks } = await streamChat(sim, { messages: ask('Call get_time and then get_weather for me.'), tools, stream_options: { include_usage: true } });
+  const { chunks } = await streamChat(sim, {
+    messages: ask('Call get_time and then get_weather for me.'),
+    tools,
+    stream_options: { include_usage: true },
+  });
   const deltas = toolDeltas(chunks);
   const heads = deltas.filter((d) => d.id !== undefined);
-  t.same(heads.map((d) => [d.index, d.function.name]), [[0, 'get_time'], [1, 'get_weather']]);
+  t.same(
+    heads.map((d) => [d.index, d.function.name]),
+    [
+      [0, 'get_time'],
+      [1, 'get_weather'],
+    ],
+  );
   const indexes = deltas.map((d) => d.index);
   t.same(indexes, [...indexes].sort(), 'all of call 0 before call 1');
-  const args = (i: number) => JSON.parse(deltas.filter((d) => d.index === i).map((d) => d.function.arguments).join('')) as unknown;
-  t.same(args(1), { city: 'example', days: 42, metric: true, unit: 'celsius', tags: [], where: { lat: 42, label: 'example' } });
+  const args = (i: number) =>
+    JSON.parse(
+      deltas
+        .filter((d) => d.index === i)
+        .map((d) => d.function.arguments)
+        .join(''),
+    ) as unknown;
+  t.same(args(1), {
+    city: 'example',
+    days: 42,
+    metric: true,
+    unit: 'celsius',
+    tags: [],
+    where: { lat: 42, label: 'example' },
+  });
   const body = await complete(sim, { messages: ask('Call get_time and then get_weather for me.'), tools });
   t.equal(chunks.at(-1)?.usage?.completion_tokens, body.usage.completion_tokens, 'the same tokens streamed or not');
 });
 
 t.test('a non-streaming tool call has full JSON-string arguments and null content', async (t) => {
   const sim = await simFor(t);
-  const body = await complete(sim, { messages: ask('get_weather city="New York" days=3 metric=false unit=fahrenheit tags=["a","b"]'), tools });
+  const body = await complete(sim, {
+    messages: ask('get_weather city="New York" days=3 metric=false unit=fahrenheit tags=["a","b"]'),
+    tools,
+  });
   const choice = body.choices[0];
   t.equal(choice?.finish_reason, 'tool_calls');
   t.equal(choice?.message.content, null);
@@ -67,19 +107,29 @@ t.test('a non-streaming tool call has full JSON-string arguments and null conten
   const call = choice?.message.tool_calls[0];
   t.equal(call?.type, 'function');
   t.equal(call?.function.name, 'get_weather');
-  t.equal(call?.function.arguments, '{"city": "New York", "days": 3, "metric": false, "unit": "fahrenheit", "tags": ["a", "b"], "where": {"lat": 42, "label": "example"}}');
+  t.equal(
+    call?.function.arguments,
+    '{"city": "New York", "days": 3, "metric": false, "unit": "fahrenheit", "tags": ["a", "b"], "where": {"lat": 42, "label": "example"}}',
+  );
 });
 
 t.test('a value that does not fit the schema falls back to the default', async (t) => {
   const sim = await simFor(t);
   const body = await complete(sim, { messages: ask('get_weather days=soon unit=kelvin city=Oslo.'), tools });
-  t.match(JSON.parse(body.choices[0]?.message.tool_calls[0]?.function.arguments ?? '{}'), { city: 'Oslo', days: 42, unit: 'celsius' });
+  t.match(JSON.parse(body.choices[0]?.message.tool_calls[0]?.function.arguments ?? '{}'), {
+    city: 'Oslo',
+    days: 42,
+    unit: 'celsius',
+  });
 });
 
 t.test('parallel_tool_calls false makes only the first call', async (t) => {
   const sim = await simFor(t);
   const body = await complete(sim, { messages: ask('get_weather and get_time'), tools, parallel_tool_calls: false });
-  t.same(body.choices[0]?.message.tool_calls.map((c) => c.function.name), ['get_weather']);
+  t.same(
+    body.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_weather'],
+  );
 });
 
 t.test('auto calls only the tools named as words in the last user message', async (t) => {
@@ -92,18 +142,35 @@ t.test('auto calls only the tools named as words in the last user message', asyn
 
 t.test('a named tool_choice calls that tool', async (t) => {
   const sim = await simFor(t);
-  const body = await complete(sim, { messages: ask('anything'), tools, tool_choice: { type: 'function', function: { name: 'get_time' } } });
-  t.same(body.choices[0]?.message.tool_calls.map((c) => c.function.name), ['get_time']);
-  const unknown = await postJson(sim, '/v1/chat/completions', { messages: ask('x'), tools, tool_choice: { type: 'function', function: { name: 'nope' } } });
+  const body = await complete(sim, {
+    messages: ask('anything'),
+    tools,
+    tool_choice: { type: 'function', function: { name: 'get_time' } },
+  });
+  t.same(
+    body.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_time'],
+  );
+  const unknown = await postJson(sim, '/v1/chat/completions', {
+    messages: ask('x'),
+    tools,
+    tool_choice: { type: 'function', function: { name: 'nope' } },
+  });
   t.equal(unknown.status, 400);
 });
 
 t.test('required calls the first tool unless tools are named', async (t) => {
   const sim = await simFor(t);
   const first = await complete(sim, { messages: ask('anything'), tools, tool_choice: 'required' });
-  t.same(first.choices[0]?.message.tool_calls.map((c) => c.function.name), ['get_weather']);
+  t.same(
+    first.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_weather'],
+  );
   const named = await complete(sim, { messages: ask('use get_time'), tools, tool_choice: 'required' });
-  t.same(named.choices[0]?.message.tool_calls.map((c) => c.function.name), ['get_time']);
+  t.same(
+    named.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_time'],
+  );
 });
 
 t.test('tool_choice none answers with text even when a tool is named', async (t) => {

@@ -43,14 +43,20 @@ t.test('creating a session sweeps out the expired ones', async (t) => {
 t.test('the cookie is HttpOnly, SameSite=Strict, Path=/, lasts the session, and is Secure only over TLS', async (t) => {
   const sessions = new Sessions(3_600_000, () => 0);
   const session = sessions.create();
-  t.equal(sessionCookie(session, false, 0), `gw_admin_session=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=3600`);
+  t.equal(
+    sessionCookie(session, false, 0),
+    `gw_admin_session=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=3600`,
+  );
   t.match(sessionCookie(session, true, 0), /; Secure$/);
 });
 
 t.test('the admin token: unset or empty is off, under 16 characters is refused, compared by value', async (t) => {
   t.equal(readAdminToken('GATEWAY_ADMIN_TOKEN', {}), undefined);
   t.equal(readAdminToken('GATEWAY_ADMIN_TOKEN', { GATEWAY_ADMIN_TOKEN: '' }), undefined);
-  t.throws(() => readAdminToken('GATEWAY_ADMIN_TOKEN', { GATEWAY_ADMIN_TOKEN: '123456789012345' }), /GATEWAY_ADMIN_TOKEN is too short: .*at least 16/);
+  t.throws(
+    () => readAdminToken('GATEWAY_ADMIN_TOKEN', { GATEWAY_ADMIN_TOKEN: '123456789012345' }),
+    /GATEWAY_ADMIN_TOKEN is too short: .*at least 16/,
+  );
   t.equal(readAdminToken('MY_TOKEN', { MY_TOKEN: '1234567890123456' }), '1234567890123456');
   const matches = secretMatcher('1234567890123456');
   t.ok(matches('1234567890123456'));

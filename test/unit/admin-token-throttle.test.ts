@@ -14,22 +14,29 @@ const refusal = (throttle: TokenThrottle, address: string): AdminError | undefin
   }
 };
 
-t.test('after 10 failures within a minute of the first, the address gets 429 with retry-after until that minute has passed', async (t) => {
-  let now = 1_000_000;
-  const throttle = new TokenThrottle({ now: () => now });
-  for (let i = 0; i < 9; i++) throttle.failed('10.0.0.1');
-  t.equal(refusal(throttle, '10.0.0.1'), undefined, '9 failures: still allowed');
-  now += 30_000;
-  throttle.failed('10.0.0.1');
-  t.match(refusal(throttle, '10.0.0.1'), { status: 429, code: 'too_many_requests', headers: { 'retry-after': '30' } }, 'the 10th: refused for the rest of the window');
-  t.equal(refusal(throttle, '10.0.0.2'), undefined, 'another address is not');
-  now += 29_999;
-  t.match(refusal(throttle, '10.0.0.1'), { headers: { 'retry-after': '1' } });
-  now += 1;
-  t.equal(refusal(throttle, '10.0.0.1'), undefined, 'the window has passed');
-  throttle.failed('10.0.0.1');
-  t.equal(refusal(throttle, '10.0.0.1'), undefined, 'a new window, with one failure');
-});
+t.test(
+  'after 10 failures within a minute of the first, the address gets 429 with retry-after until that minute has passed',
+  async (t) => {
+    let now = 1_000_000;
+    const throttle = new TokenThrottle({ now: () => now });
+    for (let i = 0; i < 9; i++) throttle.failed('10.0.0.1');
+    t.equal(refusal(throttle, '10.0.0.1'), undefined, '9 failures: still allowed');
+    now += 30_000;
+    throttle.failed('10.0.0.1');
+    t.match(
+      refusal(throttle, '10.0.0.1'),
+      { status: 429, code: 'too_many_requests', headers: { 'retry-after': '30' } },
+      'the 10th: refused for the rest of the window',
+    );
+    t.equal(refusal(throttle, '10.0.0.2'), undefined, 'another address is not');
+    now += 29_999;
+    t.match(refusal(throttle, '10.0.0.1'), { headers: { 'retry-after': '1' } });
+    now += 1;
+    t.equal(refusal(throttle, '10.0.0.1'), undefined, 'the window has passed');
+    throttle.failed('10.0.0.1');
+    t.equal(refusal(throttle, '10.0.0.1'), undefined, 'a new window, with one failure');
+  },
+);
 
 t.test('failures spread over separate windows never add up', async (t) => {
   let now = 0;

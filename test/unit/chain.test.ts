@@ -5,7 +5,16 @@ import type { Exchange } from '../../proxy/exchange.js';
 import type { EventStream, Plugin } from '../../proxy/plugin.js';
 
 async function* oneChunk(content: string): AsyncGenerator<CanonicalEvent> {
-  yield { type: 'chunk', chunk: { id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content } }] } };
+  yield {
+    type: 'chunk',
+    chunk: {
+      id: 'x',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, delta: { content } }],
+    },
+  };
 }
 
 const exchange = {} as Exchange;
@@ -32,7 +41,11 @@ t.test('plugins run as an onion in config order: in on the way in, reversed on t
 t.test('onRequest hooks run in order and plugins without a hook are skipped', async (t) => {
   const trace: string[] = [];
   const chain = composeChain(
-    [{ name: 'a', onRequest: () => void trace.push('a') }, { name: 'none' }, { name: 'c', onRequest: async () => void trace.push('c') }],
+    [
+      { name: 'a', onRequest: () => void trace.push('a') },
+      { name: 'none' },
+      { name: 'c', onRequest: async () => void trace.push('c') },
+    ],
     async () => oneChunk(''),
   );
   for (const hook of chain.onRequest) await hook(exchange);
@@ -41,10 +54,20 @@ t.test('onRequest hooks run in order and plugins without a hook are skipped', as
 
 t.test('a plugin may answer early without calling next', async (t) => {
   let upstreamCalled = false;
-  const chain = composeChain([{ name: 'deny', handle: async () => { throw new Error('denied'); } }], async () => {
-    upstreamCalled = true;
-    return oneChunk('');
-  });
+  const chain = composeChain(
+    [
+      {
+        name: 'deny',
+        handle: async () => {
+          throw new Error('denied');
+        },
+      },
+    ],
+    async () => {
+      upstreamCalled = true;
+      return oneChunk('');
+    },
+  );
   await t.rejects(chain.generate(exchange), { message: 'denied' });
   t.equal(upstreamCalled, false);
 });
@@ -64,6 +87,7 @@ t.test('a plugin may call next more than once and wrap the events', async (t) =>
   };
   const chain = composeChain([twice], async () => oneChunk(`call ${++calls}`));
   const seen: string[] = [];
-  for await (const event of await chain.generate(exchange)) seen.push(event.type === 'chunk' ? String(event.chunk.choices[0]?.delta.content) : event.type);
+  for await (const event of await chain.generate(exchange))
+    seen.push(event.type === 'chunk' ? String(event.chunk.choices[0]?.delta.content) : event.type);
   t.same(seen, ['call 1', 'call 2']);
 });

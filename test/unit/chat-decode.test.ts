@@ -73,7 +73,10 @@ t.test('a body that is not an object is refused', async (t) => {
 });
 
 t.test('only text content parts are accepted by a text-only model', async (t) => {
-  const error = rejection({ ...valid, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] });
+  const error = rejection({
+    ...valid,
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }],
+  });
   t.equal(error.param, 'messages[0].content[0].type');
 });
 
@@ -100,13 +103,22 @@ t.test('tool_choice takes auto, required, none or a named function that exists',
   for (const choice of ['auto', 'required', 'none']) t.ok(decode({ ...valid, tools, tool_choice: choice }));
   t.ok(decode({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }));
   t.equal(rejection({ ...valid, tools, tool_choice: 'sometimes' }).param, 'tool_choice');
-  t.equal(rejection({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'nope' } } }).param, 'tool_choice.function.name');
+  t.equal(
+    rejection({ ...valid, tools, tool_choice: { type: 'function', function: { name: 'nope' } } }).param,
+    'tool_choice.function.name',
+  );
 });
 
 t.test('a tool round trip is accepted: assistant tool_calls, then a tool message', async (t) => {
   const messages = [
     { role: 'user', content: 'weather?' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
   ];
   t.ok(decode({ ...valid, messages }));
@@ -117,7 +129,7 @@ t.test('fields the gateway does not know are passed on unchanged', async (t) => 
   t.same(decode({ ...valid, seed: 3, top_k: 20 }), { ...valid, seed: 3, top_k: 20 });
 });
 
-t.test('developer messages reach the model as system messages (open models\' templates drop developer)', async (t) => {
+t.test("developer messages reach the model as system messages (open models' templates drop developer)", async (t) => {
   const decoded = decode({ ...valid, messages: [{ role: 'developer', content: 'Be brief.' }, ...valid.messages] });
   t.same(decoded.messages[0], { role: 'system', content: 'Be brief.' });
 });
@@ -126,17 +138,26 @@ t.test('a tool_choice without tools is dropped, not sent to an upstream that ref
   t.notOk('tool_choice' in decode({ ...valid, tool_choice: 'auto' }));
 });
 
-t.test('regression: "stop": null on chat gave 500 (a null field is one not set: the canonical request has no top-level nulls)', async (t) => {
-  const decoded = decode({ ...valid, stop: null, temperature: null, max_tokens: null, max_completion_tokens: 9 });
-  t.same(decoded, { ...valid, max_tokens: 9 });
-});
+t.test(
+  'regression: "stop": null on chat gave 500 (a null field is one not set: the canonical request has no top-level nulls)',
+  async (t) => {
+    const decoded = decode({ ...valid, stop: null, temperature: null, max_tokens: null, max_completion_tokens: 9 });
+    t.same(decoded, { ...valid, max_tokens: 9 });
+  },
+);
 
-t.test('the encoders get the client\'s stream_options as the echo', async (t) => {
-  t.same(decoder({ ...valid, stream: true, stream_options: { include_usage: true } }).echo, { includeUsage: true, continuousUsage: false });
-  t.same(decoder({ ...valid, stream: true, stream_options: { continuous_usage_stats: true } }).echo, { includeUsage: false, continuousUsage: true });
+t.test("the encoders get the client's stream_options as the echo", async (t) => {
+  t.same(decoder({ ...valid, stream: true, stream_options: { include_usage: true } }).echo, {
+    includeUsage: true,
+    continuousUsage: false,
+  });
+  t.same(decoder({ ...valid, stream: true, stream_options: { continuous_usage_stats: true } }).echo, {
+    includeUsage: false,
+    continuousUsage: true,
+  });
   t.same(decoder({ ...valid, stream_options: null }).echo, { includeUsage: false, continuousUsage: false });
 });
 
-t.test('a chat body cannot set the promptcache plugin\'s gateway-side field', async (t) => {
+t.test("a chat body cannot set the promptcache plugin's gateway-side field", async (t) => {
   t.notOk('cache_blocks' in decode({ ...valid, cache_blocks: [{ place: 't', block: {}, mark: {}, param: 'x' }] }));
 });

@@ -6,9 +6,19 @@ import type { CanonicalEvent } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
 
-const base: ChatStreamOptions = { id: 'chatcmpl-gw', created: 100, modelId: 'qwen3-8b', wire: 'spec', includeUsage: false, continuousUsage: false };
+const base: ChatStreamOptions = {
+  id: 'chatcmpl-gw',
+  created: 100,
+  modelId: 'qwen3-8b',
+  wire: 'spec',
+  includeUsage: false,
+  continuousUsage: false,
+};
 
-interface Frame { event: string | null; data: string }
+interface Frame {
+  event: string | null;
+  data: string;
+}
 
 function encode(events: CanonicalEvent[], options: Partial<ChatStreamOptions> = {}): Frame[] {
   const encoder = new ChatStreamEncoder({ ...base, ...options });
@@ -17,25 +27,42 @@ function encode(events: CanonicalEvent[], options: Partial<ChatStreamOptions> = 
 }
 
 function parseFrames(text: string): Frame[] {
-  return text.split('\n\n').filter(Boolean).map((block) => {
-    const lines = block.split('\n');
-    const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? null;
-    const data = lines.find((line) => line.startsWith('data: '))!.slice(6);
-    return { event, data };
-  });
+  return text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => {
+      const lines = block.split('\n');
+      const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? null;
+      const data = lines.find((line) => line.startsWith('data: '))!.slice(6);
+      return { event, data };
+    });
 }
 
 t.test('profile spec: message_start, message_delta per delta, message_stop, and no [DONE]', async (t) => {
   const frames = encode(textStream);
-  t.same(frames.map((frame) => frame.event), ['message_start', 'message_delta', 'message_delta', 'message_delta', 'message_stop']);
-  t.same(JSON.parse(frames[0]!.data), { id: 'chatcmpl-gw', object: 'chat.completion', created: 100, model: 'qwen3-8b', choices: [] });
+  t.same(
+    frames.map((frame) => frame.event),
+    ['message_start', 'message_delta', 'message_delta', 'message_delta', 'message_stop'],
+  );
+  t.same(JSON.parse(frames[0]!.data), {
+    id: 'chatcmpl-gw',
+    object: 'chat.completion',
+    created: 100,
+    model: 'qwen3-8b',
+    choices: [],
+  });
   t.notOk(frames.some((frame) => frame.data === '[DONE]'));
 });
 
 t.test('profile spec: the first delta is role assistant with empty content, then the text', async (t) => {
-  const deltas = encode(textStream).filter((frame) => frame.event === 'message_delta').map((frame) => JSON.parse(frame.data));
+  const deltas = encode(textStream)
+    .filter((frame) => frame.event === 'message_delta')
+    .map((frame) => JSON.parse(frame.data));
   t.same(deltas[0].choices, [{ index: 0, delta: { role: 'assistant', content: '' } }]);
-  t.same(deltas.slice(1).map((delta) => delta.choices[0].delta.content), ['Hello', ' world']);
+  t.same(
+    deltas.slice(1).map((delta) => delta.choices[0].delta.content),
+    ['Hello', ' world'],
+  );
   for (const delta of deltas) {
     t.equal(delta.object, 'chat.completion.chunk');
     t.equal(delta.model, 'qwen3-8b', 'the upstream model name never shows');
@@ -43,7 +70,7 @@ t.test('profile spec: the first delta is role assistant with empty content, then
   }
 });
 
-t.test('profile spec: vLLM\'s empty tool_calls beside text is not passed on', async (t) => {
+t.test("profile spec: vLLM's empty tool_calls beside text is not passed on", async (t) => {
   const frames = encode(textStream);
   t.notOk(frames.some((frame) => frame.data.includes('tool_calls')));
 });
@@ -58,27 +85,38 @@ t.test('profile spec: message_stop has an empty delta and the finish_reason; usa
 
 t.test('finish_reason is tool_calls whenever a tool was called, even if the upstream said stop', async (t) => {
   t.same(JSON.parse(encode(toolStream).at(-1)!.data).choices[0].finish_reason, 'tool_calls');
-  const openai = encode(toolStream, { wire: 'openai' }).map((frame) => frame.data).filter((data) => data !== '[DONE]').map((data) => JSON.parse(data));
+  const openai = encode(toolStream, { wire: 'openai' })
+    .map((frame) => frame.data)
+    .filter((data) => data !== '[DONE]')
+    .map((data) => JSON.parse(data));
   t.equal(openai.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason, 'tool_calls');
 });
 
 t.test('tool-call fragments pass through keyed on their index', async (t) => {
-  const calls = encode(toolStream).filter((frame) => frame.event === 'message_delta' && frame.data.includes('"tool_calls"')).map((frame) => JSON.parse(frame.data).choices[0].delta.tool_calls[0]);
-  t.same(calls.map((call) => call.index), [0, 0, 1, 0, 1]);
+  const calls = encode(toolStream)
+    .filter((frame) => frame.event === 'message_delta' && frame.data.includes('"tool_calls"'))
+    .map((frame) => JSON.parse(frame.data).choices[0].delta.tool_calls[0]);
+  t.same(
+    calls.map((call) => call.index),
+    [0, 0, 1, 0, 1],
+  );
   t.same(calls[0], { index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } });
 });
 
-t.test('profile openai: data-only chunks, usage in a final chunk with no choices when asked, then [DONE]', async (t) => {
-  const frames = encode(textStream, { wire: 'openai', includeUsage: true });
-  t.ok(frames.every((frame) => frame.event === null));
-  t.equal(frames.at(-1)!.data, '[DONE]');
-  const usage = JSON.parse(frames.at(-2)!.data);
-  t.same(usage.choices, []);
-  t.same(usage.usage, USAGE);
-  const first = JSON.parse(frames[0]!.data);
-  t.same(first.choices[0].delta, { role: 'assistant', content: '' });
-  t.equal(JSON.parse(frames[2]!.data).choices[0].finish_reason, 'stop');
-});
+t.test(
+  'profile openai: data-only chunks, usage in a final chunk with no choices when asked, then [DONE]',
+  async (t) => {
+    const frames = encode(textStream, { wire: 'openai', includeUsage: true });
+    t.ok(frames.every((frame) => frame.event === null));
+    t.equal(frames.at(-1)!.data, '[DONE]');
+    const usage = JSON.parse(frames.at(-2)!.data);
+    t.same(usage.choices, []);
+    t.same(usage.usage, USAGE);
+    const first = JSON.parse(frames[0]!.data);
+    t.same(first.choices[0].delta, { role: 'assistant', content: '' });
+    t.equal(JSON.parse(frames[2]!.data).choices[0].finish_reason, 'stop');
+  },
+);
 
 t.test('profile openai: no usage chunk unless include_usage was asked', async (t) => {
   const frames = encode(textStream, { wire: 'openai' });
@@ -89,7 +127,9 @@ t.test('an error after the first byte is an error event in the chat shape', asyn
   const error = new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'cut');
   const spec = parseFrames(new ChatStreamEncoder(base).error(error))[0]!;
   t.equal(spec.event, 'error');
-  t.same(JSON.parse(spec.data), { error: { message: 'cut', type: 'server_error', code: 'upstream_stream_cut', param: null } });
+  t.same(JSON.parse(spec.data), {
+    error: { message: 'cut', type: 'server_error', code: 'upstream_stream_cut', param: null },
+  });
   const openai = parseFrames(new ChatStreamEncoder({ ...base, wire: 'openai' }).error(error))[0]!;
   t.equal(openai.event, null);
   t.equal(JSON.parse(openai.data).error.code, 'upstream_stream_cut');
@@ -104,19 +144,21 @@ t.test('non-streaming body: spec 2.5 shape with tool calls merged and total_toke
     object: 'chat.completion',
     created: 100,
     model: 'qwen3-8b',
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
-          { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } },
-        ],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+            { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+          ],
+        },
+        logprobs: null,
+        finish_reason: 'tool_calls',
       },
-      logprobs: null,
-      finish_reason: 'tool_calls',
-    }],
+    ],
     usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
   });
 });

@@ -23,7 +23,10 @@ function decode(parts: string[], max = 4096): { events: CanonicalEvent[]; error?
 t.test('each data line becomes one chunk event, and [DONE] ends the stream cleanly', async (t) => {
   const { events, error } = decode([chunk({ content: 'a' }), chunk({ content: 'b' }, 'stop'), 'data: [DONE]\n\n']);
   t.equal(error, undefined);
-  t.same(events.map((event) => (event.type === 'chunk' ? event.chunk.choices[0]?.delta.content : event.type)), ['a', 'b']);
+  t.same(
+    events.map((event) => (event.type === 'chunk' ? event.chunk.choices[0]?.delta.content : event.type)),
+    ['a', 'b'],
+  );
 });
 
 t.test('a stream that reached its finish_reason is complete without [DONE]', async (t) => {
@@ -37,7 +40,10 @@ t.test('a stream that ends before a finish_reason or [DONE] is cut (502 upstream
 });
 
 t.test('an error event from the upstream in the middle of the stream fails it', async (t) => {
-  t.equal(decode([chunk({ content: 'a' }), 'data: {"error":{"message":"boom"}}\n\n']).error?.code, 'GW_ERR_UPSTREAM_FAILED');
+  t.equal(
+    decode([chunk({ content: 'a' }), 'data: {"error":{"message":"boom"}}\n\n']).error?.code,
+    'GW_ERR_UPSTREAM_FAILED',
+  );
   t.equal(decode(['data: {"object":"error","message":"boom"}\n\n']).error?.code, 'GW_ERR_UPSTREAM_FAILED');
 });
 

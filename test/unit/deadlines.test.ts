@@ -12,7 +12,13 @@ t.test('a pending deadline expires once its time has passed; a deleted one never
   deadlines.delete(deleted);
   await heldOpen(
     new Promise<void>((resolve) => {
-      deadlines.add({ at: now + 20, expire: () => { expired.push('later'); resolve(); } });
+      deadlines.add({
+        at: now + 20,
+        expire: () => {
+          expired.push('later');
+          resolve();
+        },
+      });
       deadlines.add({ at: now, expire: () => expired.push('due') });
     }),
   );

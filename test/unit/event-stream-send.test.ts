@@ -8,32 +8,45 @@ import { closeServer, listen, urlOf } from '../../proxy/listen.js';
 import { sendEventStream } from '../../proxy/respond.js';
 import { textStream } from '../fixtures/chunks.js';
 
-t.test('regression: an encoder that failed at its start left the events unread, so the meter never settled its hold', async (t) => {
-  const seen: string[] = [];
-  async function* events(): AsyncGenerator<CanonicalEvent> {
-    try {
-      yield* textStream;
-      seen.push('read to the end');
-    } finally {
-      seen.push('closed');
+t.test(
+  'regression: an encoder that failed at its start left the events unread, so the meter never settled its hold',
+  async (t) => {
+    const seen: string[] = [];
+    async function* events(): AsyncGenerator<CanonicalEvent> {
+      try {
+        yield* textStream;
+        seen.push('read to the end');
+      } finally {
+        seen.push('closed');
+      }
     }
-  }
-  const encoder: StreamEncoder = {
-    start: () => {
-      throw new Error('cannot encode the start');
-    },
-    event: () => 'data: never\n\n',
-    end: () => 'data: end\n\n',
-    error: (error: GatewayError) => `event: error\ndata: ${error.code}\n\n`,
-  };
-  let failure: GatewayError | undefined;
-  const server = createServer((_req, res) => {
-    void sendEventStream(res, {}, encoder, events(), new AbortController().signal, 60_000).then((error) => (failure = error));
-  });
-  await listen(server, 0, '127.0.0.1');
-  t.teardown(() => closeServer(server));
-  const response = await fetch(urlOf(server));
-  t.equal(await response.text(), 'event: error\ndata: GW_ERR_INTERNAL\n\n', 'the client gets the error event, and no event of the unread stream');
-  t.same(seen, ['read to the end', 'closed'], 'the events were read to their end, so every plugin wrapping them finished');
-  t.equal(failure?.code, 'GW_ERR_INTERNAL');
-});
+    const encoder: StreamEncoder = {
+      start: () => {
+        throw new Error('cannot encode the start');
+      },
+      event: () => 'data: never\n\n',
+      end: () => 'data: end\n\n',
+      error: (error: GatewayError) => `event: error\ndata: ${error.code}\n\n`,
+    };
+    let failure: GatewayError | undefined;
+    const server = createServer((_req, res) => {
+      void sendEventStream(res, {}, encoder, events(), new AbortController().signal, 60_000).then(
+        (error) => (failure = error),
+      );
+    });
+    await listen(server, 0, '127.0.0.1');
+    t.teardown(() => closeServer(server));
+    const response = await fetch(urlOf(server));
+    t.equal(
+      await response.text(),
+      'event: error\ndata: GW_ERR_INTERNAL\n\n',
+      'the client gets the error event, and no event of the unread stream',
+    );
+    t.same(
+      seen,
+      ['read to the end', 'closed'],
+      'the events were read to their end, so every plugin wrapping them finished',
+    );
+    t.equal(failure?.code, 'GW_ERR_INTERNAL');
+  },
+);

@@ -3,7 +3,14 @@ import { ItemQueue } from '../../proxy/upstream/item-queue.js';
 
 function flowLog(): { log: string[]; flow: { pause(): void; resume(): void; cancel(): void } } {
   const log: string[] = [];
-  return { log, flow: { pause: () => void log.push('pause'), resume: () => void log.push('resume'), cancel: () => void log.push('cancel') } };
+  return {
+    log,
+    flow: {
+      pause: () => void log.push('pause'),
+      resume: () => void log.push('resume'),
+      cancel: () => void log.push('cancel'),
+    },
+  };
 }
 
 t.test('items pushed before and after the reader waits arrive in order, then the end', async (t) => {

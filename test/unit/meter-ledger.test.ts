@@ -36,7 +36,14 @@ t.before(async () => {
 });
 t.teardown(() => store.close());
 
-const newHold = (holdMicros: number, createdAt = Date.now()): Hold => ({ id: `req-${++counter}`, orgId, keyId, dialect: 'chat', holdMicros, createdAt });
+const newHold = (holdMicros: number, createdAt = Date.now()): Hold => ({
+  id: `req-${++counter}`,
+  orgId,
+  keyId,
+  dialect: 'chat',
+  holdMicros,
+  createdAt,
+});
 const balance = async (): Promise<number> => (await store.orgs.get(orgId)).balanceMicros;
 const row = (id: string) => store.db.selectFrom('usage').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -61,33 +68,46 @@ t.test('no hold is taken at a zero or negative balance, and the balance is repor
   t.equal((await store.orgs.get(other.id)).balanceMicros, -3);
 });
 
-t.test('orphan sweep: a hold older than the limit that no request claims is refunded and marked released', async (t) => {
-  const before = await balance();
-  const old = newHold(1000, Date.now() - 10_000);
-  const young = newHold(1000);
-  const mine = newHold(1000, Date.now() - 10_000);
-  for (const hold of [old, young, mine]) await ledger.hold(hold);
-  t.equal(await balance(), before - 3000);
-  t.equal(await ledger.releaseOrphans(Date.now() - 5000, (id) => id === mine.id), 1, 'only the old unclaimed hold');
-  t.equal(await balance(), before - 2000, 'its hold is back');
-  t.match(await row(old.id), { state: 'released', cost_micros: 0 });
-  t.match(await row(young.id), { state: 'held' });
-  t.match(await row(mine.id), { state: 'held' });
-  t.equal(await ledger.releaseOrphans(Date.now() - 5000, (id) => id === mine.id), 0, 'released once');
-  t.equal(await balance(), before - 2000);
+t.test(
+  'orphan sweep: a hold older than the limit that no request claims is refunded and marked released',
+  async (t) => {
+    const before = await balance();
+    const old = newHold(1000, Date.now() - 10_000);
+    const young = newHold(1000);
+    const mine = newHold(1000, Date.now() - 10_000);
+    for (const hold of [old, young, mine]) await ledger.hold(hold);
+    t.equal(await balance(), before - 3000);
+    t.equal(await ledger.releaseOrphans(Date.now() - 5000, (id) => id === mine.id), 1, 'only the old unclaimed hold');
+    t.equal(await balance(), before - 2000, 'its hold is back');
+    t.match(await row(old.id), { state: 'released', cost_micros: 0 });
+    t.match(await row(young.id), { state: 'held' });
+    t.match(await row(mine.id), { state: 'held' });
+    t.equal(await ledger.releaseOrphans(Date.now() - 5000, (id) => id === mine.id), 0, 'released once');
+    t.equal(await balance(), before - 2000);
 
-  // A request that was only slow settles after all: it pays its cost, and its hold is not refunded twice.
-  await ledger.settle(old, { usage: { ...NO_USAGE, output: 3 }, costMicros: 40, status: 200, durationMs: 1 });
-  t.equal(await balance(), before - 2000 - 40);
-  t.match(await row(old.id), { state: 'settled', cost_micros: 40 });
-  for (const hold of [young, mine]) await ledger.settle(hold, { usage: NO_USAGE, costMicros: 0, status: 200, durationMs: 1 });
-  t.equal(await balance(), before - 40);
-});
+    // A request that was only slow settles after all: it pays its cost, and its hold is not refunded twice.
+    await ledger.settle(old, { usage: { ...NO_USAGE, output: 3 }, costMicros: 40, status: 200, durationMs: 1 });
+    t.equal(await balance(), before - 2000 - 40);
+    t.match(await row(old.id), { state: 'settled', cost_micros: 40 });
+    for (const hold of [young, mine])
+      await ledger.settle(hold, { usage: NO_USAGE, costMicros: 0, status: 200, durationMs: 1 });
+    t.equal(await balance(), before - 40);
+  },
+);
 
 t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed process left', async (t) => {
   const before = await balance();
   const context = {
-    config: { pricing: { input_per_mtok: 0.2, output_per_mtok: 0.8, cache_write_5m_multiplier: 1.25, cache_write_1h_multiplier: 2, cache_read_multiplier: 0.1, search_per_1000: 10 } } as GatewayConfig,
+    config: {
+      pricing: {
+        input_per_mtok: 0.2,
+        output_per_mtok: 0.8,
+        cache_write_5m_multiplier: 1.25,
+        cache_write_1h_multiplier: 2,
+        cache_read_multiplier: 0.1,
+        search_per_1000: 10,
+      },
+    } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;
   const sweepAtStart = nextQuery(/^select .* from "usage" where "state" = \?/);
@@ -114,9 +134,20 @@ t.test('holds and settlements of one event-loop turn share one commit and stay c
   const results = await Promise.all(holds.map((hold) => ledger.hold(hold)));
   t.ok(results.every((result) => result.taken));
   t.equal(await balance(), before - 5000);
-  await Promise.all(holds.map((hold) => ledger.settle(hold, { usage: NO_USAGE, costMicros: 7, status: 200, durationMs: 1 })));
+  await Promise.all(
+    holds.map((hold) => ledger.settle(hold, { usage: NO_USAGE, costMicros: 7, status: 200, durationMs: 1 })),
+  );
   t.equal(await balance(), before - 350);
-  const settled = await store.db.selectFrom('usage').select('id').where('id', 'in', holds.map((hold) => hold.id)).where('state', '=', 'settled').execute();
+  const settled = await store.db
+    .selectFrom('usage')
+    .select('id')
+    .where(
+      'id',
+      'in',
+      holds.map((hold) => hold.id),
+    )
+    .where('state', '=', 'settled')
+    .execute();
   t.equal(settled.length, 50);
 });
 
@@ -126,9 +157,14 @@ t.test('a unit that fails in a shared commit fails alone', async (t) => {
   const duplicate = { ...first };
   const third = newHold(100);
   const results = await Promise.allSettled([ledger.hold(first), ledger.hold(duplicate), ledger.hold(third)]);
-  t.same(results.map((result) => result.status), ['fulfilled', 'rejected', 'fulfilled'], 'the duplicate row id fails, the others commit');
+  t.same(
+    results.map((result) => result.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+    'the duplicate row id fails, the others commit',
+  );
   t.equal(await balance(), before - 200);
-  for (const hold of [first, third]) await ledger.settle(hold, { usage: NO_USAGE, costMicros: 0, status: 200, durationMs: 1 });
+  for (const hold of [first, third])
+    await ledger.settle(hold, { usage: NO_USAGE, costMicros: 0, status: 200, durationMs: 1 });
 });
 
 t.test("the same writes through Kysely's own transactions (the path of a shared SQL server)", async (t) => {

@@ -17,28 +17,57 @@ async function serving(bodies: Record<string, unknown>): Promise<Server> {
 }
 
 const ask = (server: Server, flavor: UpstreamFlavor): Promise<number | undefined> =>
-  reportedContextTokens({ baseUrl: `${urlOf(server)}/v1`, flavor, servedModel: 'Qwen/Qwen3-8B', apiKey: undefined, timeoutMs: 2000 });
+  reportedContextTokens({
+    baseUrl: `${urlOf(server)}/v1`,
+    flavor,
+    servedModel: 'Qwen/Qwen3-8B',
+    apiKey: undefined,
+    timeoutMs: 2000,
+  });
 
 t.test('vLLM and SGLang report max_model_len of the served model in /v1/models', async (t) => {
-  const server = await serving({ '/v1/models': { data: [{ id: 'other', max_model_len: 1024 }, { id: 'Qwen/Qwen3-8B', max_model_len: 40960 }] } });
+  const server = await serving({
+    '/v1/models': {
+      data: [
+        { id: 'other', max_model_len: 1024 },
+        { id: 'Qwen/Qwen3-8B', max_model_len: 40960 },
+      ],
+    },
+  });
   t.teardown(() => closeServer(server));
   t.equal(await ask(server, 'vllm'), 40960);
   t.equal(await ask(server, 'sglang'), 40960);
 });
 
 t.test('llama-server reports n_ctx in /props, TGI max_total_tokens in /info', async (t) => {
-  const server = await serving({ '/props': { default_generation_settings: { n_ctx: 8192 } }, '/info': { max_total_tokens: 4096 } });
+  const server = await serving({
+    '/props': { default_generation_settings: { n_ctx: 8192 } },
+    '/info': { max_total_tokens: 4096 },
+  });
   t.teardown(() => closeServer(server));
   t.equal(await ask(server, 'llama-server'), 8192);
   t.equal(await ask(server, 'tgi'), 4096);
 });
 
 t.test('a missing, absurd or unreachable report is no report', async (t) => {
-  const server = await serving({ '/v1/models': { data: [{ id: 'Qwen/Qwen3-8B', max_model_len: 1e30 }] }, '/info': { max_total_tokens: -5 } });
+  const server = await serving({
+    '/v1/models': { data: [{ id: 'Qwen/Qwen3-8B', max_model_len: 1e30 }] },
+    '/info': { max_total_tokens: -5 },
+  });
   t.teardown(() => closeServer(server));
   t.equal(await ask(server, 'vllm'), undefined, '1e30 is not a context');
   t.equal(await ask(server, 'tgi'), undefined, 'neither is -5');
   t.equal(await ask(server, 'llama-server'), undefined, 'no /props');
   t.equal(await ask(server, 'ollama'), undefined, 'Ollama does not say');
-  t.equal(await reportedContextTokens({ baseUrl: 'http://127.0.0.1:9/v1', flavor: 'vllm', servedModel: 'x', apiKey: undefined, timeoutMs: 2000 }), undefined, 'nobody listening');
+  t.equal(
+    await reportedContextTokens({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      flavor: 'vllm',
+      servedModel: 'x',
+      apiKey: undefined,
+      timeoutMs: 2000,
+    }),
+    undefined,
+    'nobody listening',
+  );
 });

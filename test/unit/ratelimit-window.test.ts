@@ -23,8 +23,12 @@ t.test('amounts are whole numbers: fractions round, NaN counts nothing, infiniti
 
 t.test("a counter past the limiter's points is answered with its state, not thrown", async (t) => {
   // The library rejects once its points are passed; with points this small the path is reachable.
-  const limiter = (kind: string): RateLimiterMemory => new RateLimiterMemory({ keyPrefix: kind, points: 5, duration: 60 });
-  const window = new LimiterWindow({ requests: limiter('requests'), input: limiter('input'), output: limiter('output') }, 60);
+  const limiter = (kind: string): RateLimiterMemory =>
+    new RateLimiterMemory({ keyPrefix: kind, points: 5, duration: 60 });
+  const window = new LimiterWindow(
+    { requests: limiter('requests'), input: limiter('input'), output: limiter('output') },
+    60,
+  );
   t.equal((await window.consume('requests', 'org', 10)).used, 10);
   t.equal((await window.read('requests', 'org')).used, 10);
 });

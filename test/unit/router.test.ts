@@ -4,7 +4,10 @@ import type { Dialect, ErrorRenderer } from '../../proxy/dialect.js';
 
 const shape = (name: string): ErrorRenderer => ({ renderError: () => ({ status: 0, body: { name } }) });
 const chat = { name: 'chat' } as Dialect;
-const router = new Router({ chat }, { chat: shape('chat'), messages: shape('messages'), responses: shape('responses') });
+const router = new Router(
+  { chat },
+  { chat: shape('chat'), messages: shape('messages'), responses: shape('responses') },
+);
 const errorShape = (renderer: ErrorRenderer): unknown => renderer.renderError({} as never).body.name;
 
 t.test('the spec endpoints route to their kind and dialect', async (t) => {
@@ -26,12 +29,15 @@ t.test('responses errors use the chat shape; message routes use the message shap
   t.equal(count.found && errorShape(count.route.errors), 'messages');
 });
 
-t.test('an unknown path is not found, in the message shape under /v1/messages and the chat shape elsewhere', async (t) => {
-  const underMessages = router.match('POST', '/v1/messages/batches');
-  t.ok(!underMessages.found && underMessages.reason === 'path' && errorShape(underMessages.errors) === 'messages');
-  const elsewhere = router.match('GET', '/v2/x');
-  t.ok(!elsewhere.found && errorShape(elsewhere.errors) === 'chat');
-});
+t.test(
+  'an unknown path is not found, in the message shape under /v1/messages and the chat shape elsewhere',
+  async (t) => {
+    const underMessages = router.match('POST', '/v1/messages/batches');
+    t.ok(!underMessages.found && underMessages.reason === 'path' && errorShape(underMessages.errors) === 'messages');
+    const elsewhere = router.match('GET', '/v2/x');
+    t.ok(!elsewhere.found && errorShape(elsewhere.errors) === 'chat');
+  },
+);
 
 t.test('a known path with the wrong method is told apart from an unknown path', async (t) => {
   const match = router.match('GET', '/v1/chat/completions');

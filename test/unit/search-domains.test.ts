@@ -11,12 +11,15 @@ t.test('an allowed domain covers its host and every subdomain, not look-alikes',
   t.notOk(matchesDomains('https://example.com/', ['docs.example.com']), 'a subdomain entry does not cover its parent');
 });
 
-t.test('matching is case-insensitive, and a scheme, a leading *. or a trailing dot in an entry are ignored', async (t) => {
-  t.ok(matchesDomains('https://Docs.Example.COM/Guide', ['EXAMPLE.com']));
-  t.ok(matchesDomains('https://docs.example.com/', ['https://example.com']));
-  t.ok(matchesDomains('https://docs.example.com/', ['*.example.com']));
-  t.ok(matchesDomains('https://example.com./', ['example.com.']));
-});
+t.test(
+  'matching is case-insensitive, and a scheme, a leading *. or a trailing dot in an entry are ignored',
+  async (t) => {
+    t.ok(matchesDomains('https://Docs.Example.COM/Guide', ['EXAMPLE.com']));
+    t.ok(matchesDomains('https://docs.example.com/', ['https://example.com']));
+    t.ok(matchesDomains('https://docs.example.com/', ['*.example.com']));
+    t.ok(matchesDomains('https://example.com./', ['example.com.']));
+  },
+);
 
 t.test('an entry with a path also needs the URL path to start with it, on a segment boundary', async (t) => {
   t.ok(matchesDomains('https://example.com/blog', ['example.com/blog']));
@@ -47,8 +50,9 @@ t.test('a URL that does not parse, or is not http(s), never passes', async (t) =
 
 t.test('domainFilter compiles the lists once for many URLs', async (t) => {
   const allowed = domainFilter(['example.org'], ['spam.example.org']);
-  t.same(
-    ['https://example.org/', 'https://spam.example.org/', 'https://example.net/'].map(allowed),
-    [true, false, false],
-  );
+  t.same(['https://example.org/', 'https://spam.example.org/', 'https://example.net/'].map(allowed), [
+    true,
+    false,
+    false,
+  ]);
 });

@@ -14,8 +14,14 @@ t.before(async () => {
   demo = await createSearchProvider({}, { resolvePath: (path) => path });
 });
 
-const query = (text: string, fields: Partial<SearchQuery> = {}): SearchQuery => ({ query: text, maxResults: 5, signal: new AbortController().signal, ...fields });
-const urls = async (text: string, fields: Partial<SearchQuery> = {}, provider = demo): Promise<string[]> => (await provider.search(query(text, fields))).map((result) => result.url);
+const query = (text: string, fields: Partial<SearchQuery> = {}): SearchQuery => ({
+  query: text,
+  maxResults: 5,
+  signal: new AbortController().signal,
+  ...fields,
+});
+const urls = async (text: string, fields: Partial<SearchQuery> = {}, provider = demo): Promise<string[]> =>
+  (await provider.search(query(text, fields))).map((result) => result.url);
 
 t.test('the default provider is local, over the demo corpus', async (t) => {
   t.equal(demo.name, 'local');
@@ -34,8 +40,14 @@ t.test('finds the obvious document first', async (t) => {
 t.test('ranks sensibly: the other forecasts after the asked-for city, unrelated pages not at all', async (t) => {
   const weather = await urls('weather forecast Paris');
   t.equal(weather[0], 'https://weather.example/forecast/paris');
-  t.ok(weather.slice(1).every((url) => url.startsWith('https://weather.example/') || url.includes('lisbon')), weather.join(' '));
-  t.same((await urls('Lisbon')).sort(), ['https://travel.example/guides/lisbon', 'https://weather.example/forecast/lisbon']);
+  t.ok(
+    weather.slice(1).every((url) => url.startsWith('https://weather.example/') || url.includes('lisbon')),
+    weather.join(' '),
+  );
+  t.same((await urls('Lisbon')).sort(), [
+    'https://travel.example/guides/lisbon',
+    'https://weather.example/forecast/lisbon',
+  ]);
   t.same(await urls('zebra xylophone'), [], 'no match, no results');
   t.same(await urls('the of and'), [], 'common words alone match nothing');
 });
@@ -56,7 +68,10 @@ t.test('applies the domain lists inside the search, so filtered searches still f
   t.ok(allowed.length > 0);
   t.ok(allowed.every((url) => url.startsWith('https://blog.openmodels.example/')));
   const subdomains = await urls('vllm', { allowedDomains: ['openmodels.example'], maxResults: 10 });
-  t.ok(subdomains.some((url) => url.startsWith('https://wiki.')) && subdomains.some((url) => url.startsWith('https://blog.')));
+  t.ok(
+    subdomains.some((url) => url.startsWith('https://wiki.')) &&
+      subdomains.some((url) => url.startsWith('https://blog.')),
+  );
   const blocked = await urls('weather lisbon', { blockedDomains: ['weather.example'] });
   t.same(blocked, ['https://travel.example/guides/lisbon']);
 });
@@ -72,12 +87,22 @@ t.test('a result carries the title, the document text without front matter, and 
 t.test('an aborted search is refused as unavailable', async (t) => {
   const controller = new AbortController();
   controller.abort();
-  await t.rejects(demo.search(query('lisbon', { signal: controller.signal })), { name: 'SearchError', code: 'unavailable' });
+  await t.rejects(demo.search(query('lisbon', { signal: controller.signal })), {
+    name: 'SearchError',
+    code: 'unavailable',
+  });
 });
 
 t.test('a long document gives its best-matching passages, within the content limit', async (t) => {
-  const filler = (n: number): string => Array.from({ length: 60 }, (_, i) => `filler sentence ${n}-${i} about nothing much.`).join(' ');
-  const text = [filler(1), 'The harbour of Porto is famous for its wine cellars.', filler(2), filler(3), 'Port wine ages in Porto cellars for years.'].join('\n\n');
+  const filler = (n: number): string =>
+    Array.from({ length: 60 }, (_, i) => `filler sentence ${n}-${i} about nothing much.`).join(' ');
+  const text = [
+    filler(1),
+    'The harbour of Porto is famous for its wine cellars.',
+    filler(2),
+    filler(3),
+    'Port wine ages in Porto cellars for years.',
+  ].join('\n\n');
   t.ok(text.length > CONTENT_LIMIT);
   const passages = bestPassages(text, new Set(['porto', 'cellars']));
   t.ok(passages.length <= CONTENT_LIMIT);
@@ -91,12 +116,23 @@ t.test('the `corpus` option replaces the demo corpus, relative to the config fil
   const dir = mkdtempSync(join(tmpdir(), 'search-corpus-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'docs', 'nested'), { recursive: true });
-  writeFileSync(join(dir, 'docs', 'a.md'), '---\nurl: https://intranet.example/handbook\ntitle: "Handbook: holidays"\ndate: 2024-01-31\n---\nEvery employee gets 25 days of paid holidays.\n');
-  writeFileSync(join(dir, 'docs', 'nested', 'b.md'), '---\nurl: https://intranet.example/canteen\ntitle: Canteen menu\n---\nMonday: lentil soup.\n');
+  writeFileSync(
+    join(dir, 'docs', 'a.md'),
+    '---\nurl: https://intranet.example/handbook\ntitle: "Handbook: holidays"\ndate: 2024-01-31\n---\nEvery employee gets 25 days of paid holidays.\n',
+  );
+  writeFileSync(
+    join(dir, 'docs', 'nested', 'b.md'),
+    '---\nurl: https://intranet.example/canteen\ntitle: Canteen menu\n---\nMonday: lentil soup.\n',
+  );
   writeFileSync(join(dir, 'docs', 'notes.txt'), 'not a document');
   const own = await createSearchProvider({ local: { corpus: 'docs' } }, { resolvePath: (path) => join(dir, path) });
   const [holidays] = await own.search(query('how many holidays'));
-  t.same(holidays, { url: 'https://intranet.example/handbook', title: 'Handbook: holidays', content: 'Every employee gets 25 days of paid holidays.', pageAge: 'January 31, 2024' });
+  t.same(holidays, {
+    url: 'https://intranet.example/handbook',
+    title: 'Handbook: holidays',
+    content: 'Every employee gets 25 days of paid holidays.',
+    pageAge: 'January 31, 2024',
+  });
   t.same(await urls('lentil soup', {}, own), ['https://intranet.example/canteen'], 'subfolders are read');
   t.same(await urls('weather lisbon', {}, own), [], 'the demo corpus is not searched');
 });
@@ -104,7 +140,8 @@ t.test('the `corpus` option replaces the demo corpus, relative to the config fil
 t.test('a bad corpus stops the start, naming the file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'search-corpus-bad-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const start = (): Promise<SearchProvider> => createSearchProvider({ local: { corpus: dir } }, { resolvePath: (path) => path });
+  const start = (): Promise<SearchProvider> =>
+    createSearchProvider({ local: { corpus: dir } }, { resolvePath: (path) => path });
   await t.rejects(start(), /no \.md documents/);
   writeFileSync(join(dir, 'x.md'), 'no front matter here');
   await t.rejects(start(), /x\.md: no front matter/);
@@ -115,7 +152,10 @@ t.test('a bad corpus stops the start, naming the file', async (t) => {
   writeFileSync(join(dir, 'x.md'), '---\nurl: https://a.example/\ntitle: T\n---\ntext');
   writeFileSync(join(dir, 'y.md'), '---\nurl: https://a.example/\ntitle: U\n---\ntext');
   await t.rejects(start(), /y\.md: url https:\/\/a\.example\/ is also the url of x\.md/);
-  await t.rejects(createSearchProvider({ local: { corpus: join(dir, 'missing') } }, { resolvePath: (path) => path }), /cannot read the folder/);
+  await t.rejects(
+    createSearchProvider({ local: { corpus: join(dir, 'missing') } }, { resolvePath: (path) => path }),
+    /cannot read the folder/,
+  );
 });
 
 t.test('every demo document loads from the source tree, on several domains', async (t) => {

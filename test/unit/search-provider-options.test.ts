@@ -11,7 +11,10 @@ t.test('the schema accepts each provider’s documented options', async (t) => {
     { provider: 'local', local: { corpus: './my-docs' } },
     { provider: 'searxng', timeout_ms: 5000, searxng: { url: 'http://127.0.0.1:8888', language: 'en-US' } },
     { provider: 'brave', brave: { api_key_env: 'BRAVE_API_KEY', extra_snippets: true } },
-    { provider: 'tavily', tavily: { url: 'https://api.tavily.com', api_key_env: 'TAVILY_API_KEY', search_depth: 'advanced' } },
+    {
+      provider: 'tavily',
+      tavily: { url: 'https://api.tavily.com', api_key_env: 'TAVILY_API_KEY', search_depth: 'advanced' },
+    },
   ]) {
     t.ok(validate(options), JSON.stringify(options));
   }
@@ -35,7 +38,10 @@ t.test('the schema refuses unknown providers, keys and bad values', async (t) =>
 t.test('provider picks the adapter', async (t) => {
   const context = { resolvePath: (path: string) => path, env: { BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' } };
   t.equal((await createSearchProvider({}, context)).name, 'local');
-  t.equal((await createSearchProvider({ provider: 'searxng', searxng: { url: 'http://127.0.0.1:1' } }, context)).name, 'searxng');
+  t.equal(
+    (await createSearchProvider({ provider: 'searxng', searxng: { url: 'http://127.0.0.1:1' } }, context)).name,
+    'searxng',
+  );
   t.equal((await createSearchProvider({ provider: 'brave' }, context)).name, 'brave');
   t.equal((await createSearchProvider({ provider: 'tavily' }, context)).name, 'tavily');
 });

@@ -3,7 +3,10 @@ import { SseReader, sseFrame, type EventSourceMessage } from '../../proxy/sse.js
 
 function read(parts: Array<string | Uint8Array>, max = 1024): Array<{ event: string | undefined; data: string }> {
   const out: Array<{ event: string | undefined; data: string }> = [];
-  const reader = new SseReader((message: EventSourceMessage) => out.push({ event: message.event, data: message.data }), max);
+  const reader = new SseReader(
+    (message: EventSourceMessage) => out.push({ event: message.event, data: message.data }),
+    max,
+  );
   for (const part of parts) reader.feed(typeof part === 'string' ? new TextEncoder().encode(part) : part);
   reader.end();
   return out;

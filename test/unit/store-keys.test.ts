@@ -19,7 +19,6 @@ async function storeWithOrg(t: Test, options: Partial<StoreOptions> = {}): Promi
   return store;
 }
 
-
 t.test('a key is sk-svc- and 32 random bytes in base64url, each one distinct', async (t) => {
   const store = await storeWithOrg(t);
   const keys = new Set<string>();
@@ -58,7 +57,8 @@ t.test('only the hash is at rest: the key strings are nowhere in the database fi
   await store.orgs.create('acme');
   const created: CreatedApiKey[] = [];
   for (let i = 0; i < 20; i++) created.push(await store.keys.create('acme', `key ${i}`));
-  const files = () => ['gateway.db', 'gateway.db-wal', 'gateway.db-shm'].map((name) => join(dir, name)).filter(existsSync);
+  const files = () =>
+    ['gateway.db', 'gateway.db-wal', 'gateway.db-shm'].map((name) => join(dir, name)).filter(existsSync);
   const check = (when: string): void => {
     const bytes = Buffer.concat(files().map((file) => readFileSync(file)));
     t.ok(bytes.length > 0, `${when}: database bytes read`);
@@ -70,7 +70,10 @@ t.test('only the hash is at rest: the key strings are nowhere in the database fi
     }
     t.ok(bytes.indexOf(hashApiKey(created[0]!.key)) >= 0, `${when}: the hash is (so these are the right files)`);
   };
-  t.ok(files().some((file) => file.endsWith('-wal')), 'the WAL file exists while open');
+  t.ok(
+    files().some((file) => file.endsWith('-wal')),
+    'the WAL file exists while open',
+  );
   check('open');
   await store.close();
   check('closed');
@@ -103,7 +106,11 @@ t.test('a revoked key stays revoked', async (t) => {
   store = await openStore({ dataDir: dir });
   t.teardown(() => store.close());
   t.equal((await store.keys.get(record.id)).status, 'revoked', 'after a restart too');
-  t.same((await store.keys.list('acme')).map((k) => k.status), ['revoked'], 'and in the list');
+  t.same(
+    (await store.keys.list('acme')).map((k) => k.status),
+    ['revoked'],
+    'and in the list',
+  );
   await t.rejects(store.keys.revoke('key_nope'), { code: 'GW_ERR_STORE_KEY_NOT_FOUND' });
 });
 
@@ -129,7 +136,9 @@ t.test('touch is coalesced: last-used times are written in one batch, not once p
 
   const reader = new SQLite(store.path, { readonly: true });
   t.teardown(() => reader.close());
-  const onDisk = (id: string): unknown => (reader.prepare('select last_used_at from api_keys where id = ?').get(id) as { last_used_at: unknown }).last_used_at;
+  const onDisk = (id: string): unknown =>
+    (reader.prepare('select last_used_at from api_keys where id = ?').get(id) as { last_used_at: unknown })
+      .last_used_at;
   t.equal(onDisk(a.id), null, 'not on disk before the flush');
 
   // The flush's timer, then its transaction's commit: the batch is on disk.

@@ -54,21 +54,37 @@ t.test('an organization is found by its name or its id; names are unique and not
   await t.rejects(store.orgs.create('org_123'), { code: 'GW_ERR_STORE_INVALID' });
   await t.rejects(store.orgs.create('  '), { code: 'GW_ERR_STORE_INVALID' });
   await store.orgs.create('beta');
-  t.same((await store.orgs.list()).map((o) => o.name), ['acme', 'beta']);
+  t.same(
+    (await store.orgs.list()).map((o) => o.name),
+    ['acme', 'beta'],
+  );
 });
 
 t.test('members have an e-mail and the role admin or member', async (t) => {
   const store = await newStore(t);
   await store.orgs.create('acme', [{ email: 'Ada@Example.com', role: 'admin' }]);
   await store.orgs.addMember('acme', { email: 'bob@example.com', role: 'member' });
-  t.same((await store.orgs.members('acme')).map((m) => [m.email, m.role]), [['ada@example.com', 'admin'], ['bob@example.com', 'member']]);
+  t.same(
+    (await store.orgs.members('acme')).map((m) => [m.email, m.role]),
+    [
+      ['ada@example.com', 'admin'],
+      ['bob@example.com', 'member'],
+    ],
+  );
   await store.orgs.addMember('acme', { email: 'bob@example.com', role: 'admin' });
   t.equal((await store.orgs.members('acme'))[1]?.role, 'admin', 'adding again changes the role');
   await store.orgs.removeMember('acme', 'BOB@example.com');
-  t.same((await store.orgs.members('acme')).map((m) => m.email), ['ada@example.com']);
+  t.same(
+    (await store.orgs.members('acme')).map((m) => m.email),
+    ['ada@example.com'],
+  );
   await t.rejects(store.orgs.removeMember('acme', 'bob@example.com'), { code: 'GW_ERR_STORE_MEMBER_NOT_FOUND' });
-  await t.rejects(store.orgs.addMember('acme', { email: 'not-an-email', role: 'member' }), { code: 'GW_ERR_STORE_INVALID' });
-  await t.rejects(store.orgs.addMember('acme', { email: 'c@example.com', role: 'owner' as never }), { code: 'GW_ERR_STORE_INVALID' });
+  await t.rejects(store.orgs.addMember('acme', { email: 'not-an-email', role: 'member' }), {
+    code: 'GW_ERR_STORE_INVALID',
+  });
+  await t.rejects(store.orgs.addMember('acme', { email: 'c@example.com', role: 'owner' as never }), {
+    code: 'GW_ERR_STORE_INVALID',
+  });
 });
 
 t.test('keys belong to one organization and are listed only under it', async (t) => {
@@ -77,7 +93,10 @@ t.test('keys belong to one organization and are listed only under it', async (t)
   await store.orgs.create('beta');
   const a = await store.keys.create('acme', 'a');
   await store.keys.create('beta', 'b');
-  t.same((await store.keys.list('acme')).map((k) => k.id), [a.record.id]);
+  t.same(
+    (await store.keys.list('acme')).map((k) => k.id),
+    [a.record.id],
+  );
   t.equal(a.record.orgId, (await store.orgs.get('acme')).id);
 });
 
@@ -86,5 +105,19 @@ t.test('the store uses WAL and enforces foreign keys', async (t) => {
   const { sql } = await import('kysely');
   const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
   t.equal(mode.rows[0]?.journal_mode, 'wal');
-  await t.rejects(store.db.insertInto('api_keys').values({ id: 'key_x', org_id: 'org_missing', name: 'x', key_hash: 'h', last4: 'abcd', created_at: 0, last_used_at: null, revoked_at: null }).execute());
+  await t.rejects(
+    store.db
+      .insertInto('api_keys')
+      .values({
+        id: 'key_x',
+        org_id: 'org_missing',
+        name: 'x',
+        key_hash: 'h',
+        last4: 'abcd',
+        created_at: 0,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute(),
+  );
 });

@@ -22,7 +22,7 @@ function configError(path: string): string {
   throw new Error('no ConfigError');
 }
 
-t.test('the embedded defaults count locally with Qwen3\'s files, large conversations in 2 workers', async (t) => {
+t.test("the embedded defaults count locally with Qwen3's files, large conversations in 2 workers", async (t) => {
   const { tokenizer } = loadConfig(undefined, {}).config;
   t.same(tokenizer, {
     source: 'local',
@@ -35,14 +35,28 @@ t.test('the embedded defaults count locally with Qwen3\'s files, large conversat
 });
 
 t.test('a config file picks the upstream source and its flavour', async (t) => {
-  const { tokenizer } = loadConfig(file('upstream.yaml', 'tokenizer:\n  source: upstream\n  upstream:\n    flavor: llama-server\n    url: http://127.0.0.1:8081\n'), {}).config;
+  const { tokenizer } = loadConfig(
+    file(
+      'upstream.yaml',
+      'tokenizer:\n  source: upstream\n  upstream:\n    flavor: llama-server\n    url: http://127.0.0.1:8081\n',
+    ),
+    {},
+  ).config;
   t.equal(tokenizer.source, 'upstream');
-  t.same(tokenizer.upstream, { flavor: 'llama-server', url: 'http://127.0.0.1:8081', add_special: true, timeout_ms: 10_000 });
+  t.same(tokenizer.upstream, {
+    flavor: 'llama-server',
+    url: 'http://127.0.0.1:8081',
+    add_special: true,
+    timeout_ms: 10_000,
+  });
 });
 
 t.test('an unknown source or encoding is refused with its line', async (t) => {
   const source = file('source.yaml', 'tokenizer:\n  source: remote\n');
-  t.equal(configError(source), `${source}:2: key 'tokenizer.source' must be equal to one of the allowed values (upstream, local, tiktoken)`);
+  t.equal(
+    configError(source),
+    `${source}:2: key 'tokenizer.source' must be equal to one of the allowed values (upstream, local, tiktoken)`,
+  );
   const encoding = file('encoding.yaml', 'tokenizer:\n  tiktoken:\n    encoding: o100k\n');
   t.match(configError(encoding), `${encoding}:3: key 'tokenizer.tiktoken.encoding'`);
 });

@@ -21,7 +21,13 @@ t.teardown(async () => {
 /** A conversation of about `kb` KB of JSON. */
 function big(kb: number): ChatRequest {
   const line = 'Large prompts are counted in a worker thread, so other streams keep flowing. 大きなプロンプト。\n';
-  return { model: 'qwen3-8b', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: line.repeat(Math.ceil((kb * 1024) / line.length)) }] };
+  return {
+    model: 'qwen3-8b',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: line.repeat(Math.ceil((kb * 1024) / line.length)) },
+    ],
+  };
 }
 
 t.test('the pool counts every kind of request exactly as inline does', async (t) => {
@@ -31,7 +37,11 @@ t.test('the pool counts every kind of request exactly as inline does', async (t)
   const large = big(100);
   t.equal(await pooled.count(large), await inline.count(large), '100 KB');
   const many = await Promise.all(Object.values(REQUESTS).map((request) => pooled.count(request)));
-  t.same(many, await Promise.all(Object.values(REQUESTS).map((request) => inline.count(request))), 'concurrent counts, answers matched to their jobs');
+  t.same(
+    many,
+    await Promise.all(Object.values(REQUESTS).map((request) => inline.count(request))),
+    'concurrent counts, answers matched to their jobs',
+  );
 });
 
 /**
@@ -61,36 +71,52 @@ function mainThreadModel(): { model: PromptModel; asked: () => number } {
   };
 }
 
-function spiedCounter(options: { workers: number; thresholdBytes: number }): { counter: InProcessCounter; asked: () => number } {
+function spiedCounter(options: { workers: number; thresholdBytes: number }): {
+  counter: InProcessCounter;
+  asked: () => number;
+} {
   const { model, asked } = mainThreadModel();
-  const counter = new InProcessCounter({ source: 'local', exact: true, model, spec: { kind: 'local', files: resolveModelFiles({}) }, log: undefined, ...options });
+  const counter = new InProcessCounter({
+    source: 'local',
+    exact: true,
+    model,
+    spec: { kind: 'local', files: resolveModelFiles({}) },
+    log: undefined,
+    ...options,
+  });
   return { counter, asked };
 }
 
-t.test('a large conversation is counted in a worker while the event loop keeps turning; inline holds the loop', async (t) => {
-  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 0 });
-  t.teardown(() => counter.close());
-  await counter.warmUp();
-  const large = big(400);
+t.test(
+  'a large conversation is counted in a worker while the event loop keeps turning; inline holds the loop',
+  async (t) => {
+    const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 0 });
+    t.teardown(() => counter.close());
+    await counter.warmUp();
+    const large = big(400);
 
-  const inPool = await loopTurnsWhile(counter.count(large));
-  t.equal(asked(), 0, "the main thread's model was not asked: a worker counted");
-  t.ok(inPool.turns > 0, `the event loop kept turning while the worker counted (${inPool.turns} turns)`);
+    const inPool = await loopTurnsWhile(counter.count(large));
+    t.equal(asked(), 0, "the main thread's model was not asked: a worker counted");
+    t.ok(inPool.turns > 0, `the event loop kept turning while the worker counted (${inPool.turns} turns)`);
 
-  const inlined = await loopTurnsWhile(inline.count(large));
-  t.equal(inlined.turns, 0, 'inline: the count held the loop until it was done');
-  t.equal(inPool.count, inlined.count);
-});
+    const inlined = await loopTurnsWhile(inline.count(large));
+    t.equal(inlined.turns, 0, 'inline: the count held the loop until it was done');
+    t.equal(inPool.count, inlined.count);
+  },
+);
 
-t.test('regression: the first large count_tokens after start is counted on the main thread (100,000 messages stalled the loop 3.9 s)', async (t) => {
-  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
-  t.teardown(() => counter.close());
-  // No warmUp(): the workers start with this first large conversation, which waits for them.
-  const first = await loopTurnsWhile(counter.count(big(60)));
-  t.equal(asked(), 0, "the main thread's model was not asked: a worker counted");
-  t.ok(first.turns > 0, `the event loop kept turning while the workers started and counted (${first.turns} turns)`);
-  t.equal(first.count, await inline.count(big(60)));
-});
+t.test(
+  'regression: the first large count_tokens after start is counted on the main thread (100,000 messages stalled the loop 3.9 s)',
+  async (t) => {
+    const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
+    t.teardown(() => counter.close());
+    // No warmUp(): the workers start with this first large conversation, which waits for them.
+    const first = await loopTurnsWhile(counter.count(big(60)));
+    t.equal(asked(), 0, "the main thread's model was not asked: a worker counted");
+    t.ok(first.turns > 0, `the event loop kept turning while the workers started and counted (${first.turns} turns)`);
+    t.equal(first.count, await inline.count(big(60)));
+  },
+);
 
 t.test('large conversations go to the workers, small ones are counted inline; close() ends the workers', async (t) => {
   const counter = await createTokenCounter(tokenizerConfig({ workers: 1, worker_threshold_bytes: 50_000 }), context);
@@ -108,13 +134,16 @@ t.test('large conversations go to the workers, small ones are counted inline; cl
   t.ok(await counter.count(REQUESTS['multi-turn']!), 'small conversations are still counted inline');
 });
 
-t.test('a large conversation waiting for the workers to load when the counter closes is refused, not counted inline', async (t) => {
-  const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
-  const waiting = counter.count(big(60));
-  await counter.close();
-  await t.rejects(waiting, /pool is closed/);
-  t.equal(asked(), 0);
-});
+t.test(
+  'a large conversation waiting for the workers to load when the counter closes is refused, not counted inline',
+  async (t) => {
+    const { counter, asked } = spiedCounter({ workers: 1, thresholdBytes: 50_000 });
+    const waiting = counter.count(big(60));
+    await counter.close();
+    await t.rejects(waiting, /pool is closed/);
+    t.equal(asked(), 0);
+  },
+);
 
 t.test('with workers: 0 every conversation is counted inline', async (t) => {
   t.equal((await loopTurnsWhile(inline.count(big(60)))).turns, 0);
@@ -128,7 +157,10 @@ t.test('workers that cannot load are reported, and large conversations are still
     source: 'local',
     exact: true,
     model: LocalModel.load(resolveModelFiles({})),
-    spec: { kind: 'local', files: { tokenizerJson: '/nonexistent/tokenizer.json', tokenizerConfig: '/nonexistent/tokenizer_config.json' } },
+    spec: {
+      kind: 'local',
+      files: { tokenizerJson: '/nonexistent/tokenizer.json', tokenizerConfig: '/nonexistent/tokenizer_config.json' },
+    },
     workers: 1,
     thresholdBytes: 0,
     log: { warn: (_fields, message) => warnings.push(message) },
@@ -142,11 +174,23 @@ t.test('workers that cannot load are reported, and large conversations are still
 t.test('an error in a worker reaches the caller as the same GatewayError as inline', async (t) => {
   const broken: ChatRequest = {
     model: 'qwen3-8b',
-    messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: 'not json' } }] }],
+    messages: [
+      { role: 'user', content: 'x' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: 'not json' } }],
+      },
+    ],
   };
   const error = await pooled.count(broken).catch((e: unknown) => e);
   t.ok(error instanceof GatewayError);
-  t.match(error, { code: 'GW_ERR_REQUEST_INVALID', status: 400, param: 'messages', message: /^messages\[1\]\.tool_calls\[0\]\.function\.arguments is not valid JSON/ });
+  t.match(error, {
+    code: 'GW_ERR_REQUEST_INVALID',
+    status: 400,
+    param: 'messages',
+    message: /^messages\[1\]\.tool_calls\[0\]\.function\.arguments is not valid JSON/,
+  });
   t.same(error, await inline.count(broken).catch((e: unknown) => e));
   t.equal(await pooled.count(REQUESTS.tools!), await inline.count(REQUESTS.tools!), 'the worker goes on counting');
 });
@@ -163,7 +207,10 @@ t.test('a count aborted while it waits for a worker is dropped', async (t) => {
 
 t.test('tiktoken counts in the pool as inline', async (t) => {
   const tiktokenInline = await createTokenCounter(tokenizerConfig({ source: 'tiktoken' }), context);
-  const tiktokenPool = await createTokenCounter(tokenizerConfig({ source: 'tiktoken', workers: 1, worker_threshold_bytes: 0 }), context);
+  const tiktokenPool = await createTokenCounter(
+    tokenizerConfig({ source: 'tiktoken', workers: 1, worker_threshold_bytes: 0 }),
+    context,
+  );
   await tiktokenPool.warmUp?.();
   t.teardown(async () => {
     await tiktokenInline.close();

@@ -12,7 +12,11 @@ export const weatherTool: ChatFunctionTool = {
   function: {
     name: 'get_weather',
     description: 'Current weather in a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer' } },
+      required: ['city'],
+    },
   },
 };
 const bareTool: ChatFunctionTool = { type: 'function', function: { name: 'ping', strict: true } };
@@ -21,7 +25,13 @@ const paragraph = 'The gateway counts the prompt exactly as the model server wil
 
 export const REQUESTS: Record<string, ChatRequest> = {
   'one user message': { model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hello there' }] },
-  'system prompt': { model: 'qwen3-8b', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hi' }] },
+  'system prompt': {
+    model: 'qwen3-8b',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Hi' },
+    ],
+  },
   'multi-turn': {
     model: 'qwen3-8b',
     messages: [
@@ -31,8 +41,23 @@ export const REQUESTS: Record<string, ChatRequest> = {
       { role: 'user', content: 'And 3+3?' },
     ],
   },
-  'content parts': { model: 'qwen3-8b', messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather?' }, { type: 'text', text: 'In Paris.' }] }] },
-  tools: { model: 'qwen3-8b', messages: [{ role: 'user', content: 'get_weather city=Paris' }], tools: [weatherTool, bareTool] },
+  'content parts': {
+    model: 'qwen3-8b',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather?' },
+          { type: 'text', text: 'In Paris.' },
+        ],
+      },
+    ],
+  },
+  tools: {
+    model: 'qwen3-8b',
+    messages: [{ role: 'user', content: 'get_weather city=Paris' }],
+    tools: [weatherTool, bareTool],
+  },
   'tool calls and results': {
     model: 'qwen3-8b',
     tools: [weatherTool],
@@ -44,12 +69,27 @@ export const REQUESTS: Record<string, ChatRequest> = {
         content: 'Checking both.',
         tool_calls: [
           { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome", "days": 2}' } },
+          {
+            id: 'call_2',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city": "Rome", "days": 2}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_1', content: '18°C, sunny' },
-      { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: '21°C' }, { type: 'text', text: 'clear' }] },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+      {
+        role: 'tool',
+        tool_call_id: 'call_2',
+        content: [
+          { type: 'text', text: '21°C' },
+          { type: 'text', text: 'clear' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_3', content: 'no city' },
       { role: 'user', content: 'Thanks!' },
     ],
@@ -61,8 +101,18 @@ export const REQUESTS: Record<string, ChatRequest> = {
       { role: 'user', content: 'Grüße! 你好，世界。日本語のテキスト。مرحبا بالعالم. Привет! 🎉👍🏽 naïve café' },
     ],
   },
-  'developer message': { model: 'qwen3-8b', messages: [{ role: 'developer', content: 'Hidden rules.' }, { role: 'user', content: 'Hi' }] },
-  'thinking disabled': { model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hi' }], chat_template_kwargs: { enable_thinking: false } },
+  'developer message': {
+    model: 'qwen3-8b',
+    messages: [
+      { role: 'developer', content: 'Hidden rules.' },
+      { role: 'user', content: 'Hi' },
+    ],
+  },
+  'thinking disabled': {
+    model: 'qwen3-8b',
+    messages: [{ role: 'user', content: 'Hi' }],
+    chat_template_kwargs: { enable_thinking: false },
+  },
   long: {
     model: 'qwen3-8b',
     tools: [weatherTool],
@@ -89,7 +139,11 @@ export function tokenizerConfig(over: Partial<TokenizerConfig> = {}): TokenizerC
 }
 
 async function postJson(sim: RunningSim, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(sim.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as Record<string, unknown>;
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
   return json;

@@ -9,7 +9,20 @@ import { TestClock } from '../helpers/clock.js';
 const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hi' }], stream: true });
 
 function options(urls: string[], overrides: Partial<UpstreamPoolOptions> = {}): UpstreamPoolOptions {
-  return { urls, apiKey: undefined, connections: 8, connectTimeoutMs: 1000, firstByteTimeoutMs: 5000, idleTimeoutMs: 5000, retries: 2, retryBaseMs: 5, retryMaxMs: 20, unhealthyMs: 60_000, queueTimeoutMs: 10_000, ...overrides };
+  return {
+    urls,
+    apiKey: undefined,
+    connections: 8,
+    connectTimeoutMs: 1000,
+    firstByteTimeoutMs: 5000,
+    idleTimeoutMs: 5000,
+    retries: 2,
+    retryBaseMs: 5,
+    retryMaxMs: 20,
+    unhealthyMs: 60_000,
+    queueTimeoutMs: 10_000,
+    ...overrides,
+  };
 }
 
 /** A loopback port with nothing listening on it. */
@@ -37,12 +50,18 @@ t.test('requests go to the replica with the fewest in flight', async (t) => {
   const pool = new UpstreamPool(options([`${simA.url}/v1`, `${simB.url}/v1`]));
   const beforeA = simA.stats().requests;
   const beforeB = simB.stats().requests;
-  const responses = await Promise.all([1, 2, 3, 4].map(() => pool.post('/chat/completions', body, { signal, headers: {} })));
+  const responses = await Promise.all(
+    [1, 2, 3, 4].map(() => pool.post('/chat/completions', body, { signal, headers: {} })),
+  );
   t.equal(simA.stats().requests - beforeA, 2);
   t.equal(simB.stats().requests - beforeB, 2);
   await Promise.all(responses.map((response) => response.text()));
   await new Promise((resolve) => setImmediate(resolve));
-  t.same(pool.replicas.map((replica) => replica.inFlight), [0, 0], 'in-flight counts return to zero when the streams end');
+  t.same(
+    pool.replicas.map((replica) => replica.inFlight),
+    [0, 0],
+    'in-flight counts return to zero when the streams end',
+  );
   await pool.close();
 });
 
@@ -62,7 +81,10 @@ t.test('a connection failure is retried on another replica, and the failing one 
 
 t.test('when every attempt fails to connect, the error is upstream unreachable (502)', async (t) => {
   const pool = new UpstreamPool(options([`http://127.0.0.1:${await closedPort()}/v1`], { retries: 2 }));
-  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.'));
+  await t.rejects(
+    pool.post('/chat/completions', body, { signal, headers: {} }),
+    new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.'),
+  );
   await pool.close();
 });
 
@@ -70,7 +92,9 @@ t.test('a replica that refused connections is tried again after its cool-down', 
   const clock = new TestClock();
   const pool = new UpstreamPool(options([`${simB.url}/v1`], { retries: 0, unhealthyMs: 50, now: clock.now }));
   await simB.setRefusing(true);
-  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), { code: 'GW_ERR_UPSTREAM_UNREACHABLE' });
+  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), {
+    code: 'GW_ERR_UPSTREAM_UNREACHABLE',
+  });
   await simB.setRefusing(false);
   t.notOk(pool.replicas[0]!.healthyAt(clock.now()), 'out for its cool-down');
   clock.advance(49);
@@ -93,23 +117,32 @@ t.test('a base URL without a path gets /v1', async (t) => {
   await pool.close();
 });
 
-t.test('a request that waits queueTimeoutMs for a connection is refused as overloaded, and never sent; a client that leaves while queued is let go at once', async (t) => {
-  const sim = await startSim({});
-  t.teardown(() => sim.close());
-  const pool = new UpstreamPool(options([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 20 }));
-  const holder = new AbortController();
-  const held = await pool.post('/chat/completions', body, { signal: holder.signal, headers: { 'x-sim-fault': 'stall:1' } });
-  t.equal(held.statusCode, 200, 'the one connection is taken by a stalled stream');
-  await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), { code: 'GW_ERR_UPSTREAM_OVERLOADED', status: 503 });
-  const leaving = new AbortController();
-  const queued = pool.post('/chat/completions', body, { signal: leaving.signal, headers: {} });
-  leaving.abort();
-  await t.rejects(queued, 'the queued request ends when its client goes away');
-  t.equal(sim.stats().requests, 1, 'neither reached the upstream');
-  holder.abort();
-  const next = await pool.post('/chat/completions', body, { signal, headers: {} });
-  t.equal(next.statusCode, 200, 'a free connection serves the next one');
-  await next.text();
-  t.equal(sim.stats().requests, 2, 'the abandoned ones were dropped, not sent');
-  await pool.close();
-});
+t.test(
+  'a request that waits queueTimeoutMs for a connection is refused as overloaded, and never sent; a client that leaves while queued is let go at once',
+  async (t) => {
+    const sim = await startSim({});
+    t.teardown(() => sim.close());
+    const pool = new UpstreamPool(options([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 20 }));
+    const holder = new AbortController();
+    const held = await pool.post('/chat/completions', body, {
+      signal: holder.signal,
+      headers: { 'x-sim-fault': 'stall:1' },
+    });
+    t.equal(held.statusCode, 200, 'the one connection is taken by a stalled stream');
+    await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), {
+      code: 'GW_ERR_UPSTREAM_OVERLOADED',
+      status: 503,
+    });
+    const leaving = new AbortController();
+    const queued = pool.post('/chat/completions', body, { signal: leaving.signal, headers: {} });
+    leaving.abort();
+    await t.rejects(queued, 'the queued request ends when its client goes away');
+    t.equal(sim.stats().requests, 1, 'neither reached the upstream');
+    holder.abort();
+    const next = await pool.post('/chat/completions', body, { signal, headers: {} });
+    t.equal(next.statusCode, 200, 'a free connection serves the next one');
+    await next.text();
+    t.equal(sim.stats().requests, 2, 'the abandoned ones were dropped, not sent');
+    await pool.close();
+  },
+);

@@ -20,15 +20,36 @@ t.test('context length, in the words of vLLM, llama-server, SGLang, TGI and Olla
 });
 
 t.test('max_tokens, tools, response_format and sampling parameters', async (t) => {
-  t.equal(reason('max_tokens must be at least 1, got 0.'), 'The model server rejected the request: max_tokens out of range.');
-  t.equal(reason('`max_new_tokens` must be strictly positive'), 'The model server rejected the request: max_tokens out of range.');
-  t.equal(reason('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'), 'The model server rejected the request: tools or tool_choice not accepted.');
-  t.equal(reason('Unsupported param (--jinja mode required for tool call): tools'), 'The model server rejected the request: tools or tool_choice not accepted.');
-  t.equal(reason('Either "json_schema" or "grammar" can be specified, but not both'), 'The model server rejected the request: response_format not accepted.');
-  t.equal(reason('temperature must be non-negative, got -1.0.'), 'The model server rejected the request: a sampling parameter out of range.');
+  t.equal(
+    reason('max_tokens must be at least 1, got 0.'),
+    'The model server rejected the request: max_tokens out of range.',
+  );
+  t.equal(
+    reason('`max_new_tokens` must be strictly positive'),
+    'The model server rejected the request: max_tokens out of range.',
+  );
+  t.equal(
+    reason('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'),
+    'The model server rejected the request: tools or tool_choice not accepted.',
+  );
+  t.equal(
+    reason('Unsupported param (--jinja mode required for tool call): tools'),
+    'The model server rejected the request: tools or tool_choice not accepted.',
+  );
+  t.equal(
+    reason('Either "json_schema" or "grammar" can be specified, but not both'),
+    'The model server rejected the request: response_format not accepted.',
+  );
+  t.equal(
+    reason('temperature must be non-negative, got -1.0.'),
+    'The model server rejected the request: a sampling parameter out of range.',
+  );
 });
 
 t.test('an unrecognised refusal gets no reason; a 413 says too large', async (t) => {
-  t.equal(reason('Traceback (most recent call last): File "/srv/x.py" at http://10.0.0.1'), 'The model server rejected the request.');
+  t.equal(
+    reason('Traceback (most recent call last): File "/srv/x.py" at http://10.0.0.1'),
+    'The model server rejected the request.',
+  );
   t.equal(reason('', 413), 'The model server rejected the request: request too large.');
 });

@@ -10,7 +10,18 @@ const completion: ChatCompletion = {
   object: 'chat.completion',
   created: 1,
   model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Grüße', reasoning_content: 'think', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: 'Grüße',
+        reasoning_content: 'think',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+      finish_reason: 'tool_calls',
+    },
+  ],
   usage: USAGE,
 };
 
@@ -28,15 +39,28 @@ t.test('without usage, the output tokens are the produced UTF-8 bytes at 3 a tok
   t.equal(watch.outputTokens(), 4);
 });
 
-t.test('produced bytes count text, reasoning (either field, once), tool-call names and arguments, in UTF-8', async (t) => {
-  const chunk = (delta: object) => ({ id: 'c', object: 'chat.completion.chunk' as const, created: 1, model: 'm', choices: [{ index: 0, delta }] });
-  t.equal(chunkBytes(chunk({ content: 'Grüße' })), 7);
-  t.equal(chunkBytes(chunk({ reasoning_content: 'abc', reasoning: 'abc' })), 3, 'reasoning under both names counts once');
-  t.equal(chunkBytes(chunk({ reasoning: 'abcd' })), 4);
-  const watch = new UsageWatch();
-  for (const event of toolStream) watch.see(event);
-  t.equal(watch.producedBytes, Buffer.byteLength('get_weather{"city": "Paris"}get_time{}'));
-});
+t.test(
+  'produced bytes count text, reasoning (either field, once), tool-call names and arguments, in UTF-8',
+  async (t) => {
+    const chunk = (delta: object) => ({
+      id: 'c',
+      object: 'chat.completion.chunk' as const,
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta }],
+    });
+    t.equal(chunkBytes(chunk({ content: 'Grüße' })), 7);
+    t.equal(
+      chunkBytes(chunk({ reasoning_content: 'abc', reasoning: 'abc' })),
+      3,
+      'reasoning under both names counts once',
+    );
+    t.equal(chunkBytes(chunk({ reasoning: 'abcd' })), 4);
+    const watch = new UsageWatch();
+    for (const event of toolStream) watch.see(event);
+    t.equal(watch.producedBytes, Buffer.byteLength('get_weather{"city": "Paris"}get_time{}'));
+  },
+);
 
 t.test('a completion counts as the one chunk that carries all of it', async (t) => {
   t.equal(completionBytes(completion), chunkBytes(completionAsChunk(completion)));

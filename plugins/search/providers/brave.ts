@@ -19,14 +19,17 @@ export interface BraveProviderOptions {
 const MAX_COUNT = 20;
 const MAX_QUERY_CHARS = 400;
 const COUNTRIES = new Set(
-  'AR AU AT BE BR CA CL DK FI FR DE HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA ES SE CH TW TR GB US'.split(' '),
+  'AR AU AT BE BR CA CL DK FI FR DE HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA ES SE CH TW TR GB US'.split(
+    ' ',
+  ),
 );
 
 export function createBraveProvider(options: BraveProviderOptions): SearchProvider {
   return {
     name: 'brave',
     async search(query: SearchQuery): Promise<SearchResult[]> {
-      if (query.query.length > MAX_QUERY_CHARS) throw new SearchError('query_too_long', `brave: the query is longer than ${MAX_QUERY_CHARS} characters`);
+      if (query.query.length > MAX_QUERY_CHARS)
+        throw new SearchError('query_too_long', `brave: the query is longer than ${MAX_QUERY_CHARS} characters`);
       const filtered = (query.allowedDomains?.length ?? 0) > 0 || (query.blockedDomains?.length ?? 0) > 0;
       const url = endpoint(options.url, '/res/v1/web/search');
       url.searchParams.set('q', query.query);
@@ -49,7 +52,11 @@ export function createBraveProvider(options: BraveProviderOptions): SearchProvid
 
 function readResults(answer: unknown): SearchResult[] {
   return toSearchResults((answer as { web?: { results?: unknown } } | null)?.web?.results, {
-    content: (item) => [item.description, ...(Array.isArray(item.extra_snippets) ? item.extra_snippets : [])].map(plainText).filter((text) => text !== '').join('\n\n'),
+    content: (item) =>
+      [item.description, ...(Array.isArray(item.extra_snippets) ? item.extra_snippets : [])]
+        .map(plainText)
+        .filter((text) => text !== '')
+        .join('\n\n'),
     pageAge: (item) => optionalText(item.age) ?? optionalText(item.page_age),
   });
 }

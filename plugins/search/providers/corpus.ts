@@ -37,7 +37,8 @@ export async function loadCorpus(dir: string): Promise<CorpusDocument[]> {
     const path = join(dir, file);
     const document = parseDocument(await readFile(path, 'utf8'), path);
     const earlier = seen.get(document.url);
-    if (earlier !== undefined) throw new ConfigError(`${path}: url ${document.url} is also the url of ${relative(dir, earlier)}`);
+    if (earlier !== undefined)
+      throw new ConfigError(`${path}: url ${document.url} is also the url of ${relative(dir, earlier)}`);
     seen.set(document.url, path);
     documents.push(document);
   }
@@ -52,10 +53,13 @@ export function parseDocument(source: string, path: string): CorpusDocument {
   try {
     meta = parse(match[1]!);
   } catch (error) {
-    throw new ConfigError(`${path}: invalid front matter: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new ConfigError(
+      `${path}: invalid front matter: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
   const { url, title, date } = (meta ?? {}) as Record<string, unknown>;
-  if (typeof url !== 'string' || !/^https?:\/\/[^\s/]+/.test(url) || !URL.canParse(url)) throw new ConfigError(`${path}: front matter needs url: an http(s) URL`);
+  if (typeof url !== 'string' || !/^https?:\/\/[^\s/]+/.test(url) || !URL.canParse(url))
+    throw new ConfigError(`${path}: front matter needs url: an http(s) URL`);
   if (typeof title !== 'string' || title.trim() === '') throw new ConfigError(`${path}: front matter needs title:`);
   const document: CorpusDocument = { url, title: title.trim(), text: source.slice(match[0].length).trim() };
   if (date !== undefined && date !== null) document.date = parseDate(date, path);
@@ -63,7 +67,13 @@ export function parseDocument(source: string, path: string): CorpusDocument {
 }
 
 function parseDate(value: unknown, path: string): Date {
-  const date = value instanceof Date ? value : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? new Date(`${value.trim()}T00:00:00Z`) : undefined;
-  if (date === undefined || Number.isNaN(date.getTime())) throw new ConfigError(`${path}: front matter date: must be YYYY-MM-DD`);
+  const date =
+    value instanceof Date
+      ? value
+      : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value.trim())
+        ? new Date(`${value.trim()}T00:00:00Z`)
+        : undefined;
+  if (date === undefined || Number.isNaN(date.getTime()))
+    throw new ConfigError(`${path}: front matter date: must be YYYY-MM-DD`);
   return date;
 }

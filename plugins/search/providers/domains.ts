@@ -28,7 +28,12 @@ export function matchesDomains(url: string, allowed?: readonly string[], blocked
 }
 
 function parseRule(entry: string): DomainRule | undefined {
-  const text = entry.trim().toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/^\*\./, '').replace(/^\.+/, '');
+  const text = entry
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^\*\./, '')
+    .replace(/^\.+/, '');
   const slash = text.indexOf('/');
   const host = (slash === -1 ? text : text.slice(0, slash)).replace(/:\d+$/, '').replace(/\.$/, '');
   if (host === '') return undefined;

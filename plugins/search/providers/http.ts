@@ -28,13 +28,26 @@ export async function callProvider(call: ProviderCall): Promise<unknown> {
   const failure = (error: unknown): SearchError => {
     if (error instanceof SearchError) return error;
     if (call.signal.aborted) return new SearchError('unavailable', `${call.provider}: the search was aborted`);
-    if (timeout.aborted) return new SearchError('unavailable', `${call.provider}: no answer within ${call.timeoutMs} ms`);
+    if (timeout.aborted)
+      return new SearchError('unavailable', `${call.provider}: no answer within ${call.timeoutMs} ms`);
     const code = (error as { code?: unknown }).code;
-    return new SearchError('unavailable', `${call.provider}: ${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)}`);
+    return new SearchError(
+      'unavailable',
+      `${call.provider}: ${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)}`,
+    );
   };
   try {
-    const headers = { accept: 'application/json', ...call.headers, ...(call.json !== undefined ? { 'content-type': 'application/json' } : {}) };
-    const response = await request(call.url, { method: call.method, headers, body: call.json !== undefined ? JSON.stringify(call.json) : null, signal });
+    const headers = {
+      accept: 'application/json',
+      ...call.headers,
+      ...(call.json !== undefined ? { 'content-type': 'application/json' } : {}),
+    };
+    const response = await request(call.url, {
+      method: call.method,
+      headers,
+      body: call.json !== undefined ? JSON.stringify(call.json) : null,
+      signal,
+    });
     const text = await readCapped(response.body, call.provider);
     if (response.statusCode >= 200 && response.statusCode < 300) return parseJson(text, call.provider);
     throw statusError(call.provider, response.statusCode, text);
@@ -51,7 +64,10 @@ function statusError(provider: string, status: number, body: string): SearchErro
   return new SearchError('unavailable', message);
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, provider: string): Promise<string> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  provider: string,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -12,7 +12,14 @@ import { createTavilyProvider } from './tavily.js';
 
 export { domainFilter, matchesDomains } from './domains.js';
 export { searchProviderOptionsSchema, type SearchProviderOptions } from './options.js';
-export { SearchError, type SearchErrorCode, type SearchProvider, type SearchQuery, type SearchResult, type UserLocation } from './provider.js';
+export {
+  SearchError,
+  type SearchErrorCode,
+  type SearchProvider,
+  type SearchQuery,
+  type SearchResult,
+  type UserLocation,
+} from './provider.js';
 
 export interface ProviderContext {
   /** Resolves a path written in the config relative to the config file's folder. */
@@ -25,17 +32,27 @@ export const DEFAULT_BRAVE_URL = 'https://api.search.brave.com';
 export const DEFAULT_TAVILY_URL = 'https://api.tavily.com';
 
 /** The provider for these options (already checked against searchProviderOptionsSchema). */
-export async function createSearchProvider(options: SearchProviderOptions, context: ProviderContext): Promise<SearchProvider> {
+export async function createSearchProvider(
+  options: SearchProviderOptions,
+  context: ProviderContext,
+): Promise<SearchProvider> {
   const timeoutMs = options.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   const env = context.env ?? process.env;
   const provider = options.provider ?? 'local';
   switch (provider) {
     case 'local':
-      return createLocalProvider(options.local?.corpus !== undefined ? context.resolvePath(options.local.corpus) : DEMO_CORPUS_DIR);
+      return createLocalProvider(
+        options.local?.corpus !== undefined ? context.resolvePath(options.local.corpus) : DEMO_CORPUS_DIR,
+      );
     case 'searxng': {
       const url = options.searxng?.url;
-      if (url === undefined) throw new ConfigError('search provider searxng: options need searxng.url (the instance base URL)');
-      return createSearxngProvider({ url, timeoutMs, ...(options.searxng?.language !== undefined ? { language: options.searxng.language } : {}) });
+      if (url === undefined)
+        throw new ConfigError('search provider searxng: options need searxng.url (the instance base URL)');
+      return createSearxngProvider({
+        url,
+        timeoutMs,
+        ...(options.searxng?.language !== undefined ? { language: options.searxng.language } : {}),
+      });
     }
     case 'brave':
       return createBraveProvider({

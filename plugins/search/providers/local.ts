@@ -16,12 +16,27 @@ export const CONTENT_LIMIT = 4000;
 const MIN_RELATIVE_SCORE = 0.1;
 
 const STOP_WORDS = new Set(
-  ('a about an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
+  (
+    'a about an and are as at be been but by can could did do does for from had has have how i if in into is it its ' +
     'me my no not of on or our should so than that the their them then there these they this to was we were what ' +
-    'when where which who why will with would you your').split(' '),
+    'when where which who why will with would you your'
+  ).split(' '),
 );
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
@@ -60,8 +75,13 @@ export async function createLocalProvider(corpusDir: string): Promise<SearchProv
 }
 
 function toResult(document: CorpusDocument, hit: IndexHit): SearchResult {
-  const result: SearchResult = { url: document.url, title: document.title, content: bestPassages(document.text, new Set(hit.terms)) };
-  if (document.date !== undefined) result.pageAge = `${MONTHS[document.date.getUTCMonth()]} ${document.date.getUTCDate()}, ${document.date.getUTCFullYear()}`;
+  const result: SearchResult = {
+    url: document.url,
+    title: document.title,
+    content: bestPassages(document.text, new Set(hit.terms)),
+  };
+  if (document.date !== undefined)
+    result.pageAge = `${MONTHS[document.date.getUTCMonth()]} ${document.date.getUTCDate()}, ${document.date.getUTCFullYear()}`;
   return result;
 }
 
@@ -70,9 +90,15 @@ export function bestPassages(text: string, terms: ReadonlySet<string>, limit = C
   if (text.length <= limit) return text;
   const paragraphs = text.split(/\n\s*\n/).map((paragraph, order) => {
     const words = tokenize(paragraph).map(processTerm);
-    return { paragraph: paragraph.trim(), order, score: words.filter((word) => word !== null && terms.has(word)).length };
+    return {
+      paragraph: paragraph.trim(),
+      order,
+      score: words.filter((word) => word !== null && terms.has(word)).length,
+    };
   });
-  const ranked = paragraphs.filter((candidate) => candidate.paragraph !== '').sort((a, b) => b.score - a.score || a.order - b.order);
+  const ranked = paragraphs
+    .filter((candidate) => candidate.paragraph !== '')
+    .sort((a, b) => b.score - a.score || a.order - b.order);
   const chosen: typeof paragraphs = [];
   let length = 0;
   for (const candidate of ranked) {

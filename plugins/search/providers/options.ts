@@ -67,12 +67,20 @@ export const searchProviderOptionsSchema = {
     brave: optional({
       type: 'object',
       additionalProperties: false,
-      properties: { url: optional(httpUrl), api_key_env: optional(envName), extra_snippets: optional({ type: 'boolean' }) },
+      properties: {
+        url: optional(httpUrl),
+        api_key_env: optional(envName),
+        extra_snippets: optional({ type: 'boolean' }),
+      },
     }),
     tavily: optional({
       type: 'object',
       additionalProperties: false,
-      properties: { url: optional(httpUrl), api_key_env: optional(envName), search_depth: optional({ type: 'string', enum: ['basic', 'advanced'] }) },
+      properties: {
+        url: optional(httpUrl),
+        api_key_env: optional(envName),
+        search_depth: optional({ type: 'string', enum: ['basic', 'advanced'] }),
+      },
     }),
   },
 } satisfies JSONSchemaType<SearchProviderOptions>;

@@ -34,7 +34,8 @@ export interface SearchResult {
 }
 
 /** Anthropic's web search error codes; the plugin turns a thrown SearchError into an errored search (not billed). */
-export type SearchErrorCode = 'unavailable' | 'too_many_requests' | 'invalid_input' | 'query_too_long' | 'max_uses_exceeded';
+export type SearchErrorCode =
+  'unavailable' | 'too_many_requests' | 'invalid_input' | 'query_too_long' | 'max_uses_exceeded';
 
 export class SearchError extends Error {
   constructor(

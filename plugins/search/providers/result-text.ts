@@ -32,7 +32,10 @@ export function optionalText(value: unknown): string | undefined {
  * A provider's result objects as SearchResults: an item without a URL is skipped, a missing title
  * reads as the URL; the provider says which of an item's fields are its text and its age.
  */
-export function toSearchResults(items: unknown, read: { content(item: Record<string, unknown>): string; pageAge(item: Record<string, unknown>): string | undefined }): SearchResult[] {
+export function toSearchResults(
+  items: unknown,
+  read: { content(item: Record<string, unknown>): string; pageAge(item: Record<string, unknown>): string | undefined },
+): SearchResult[] {
   if (!Array.isArray(items)) return [];
   const mapped: SearchResult[] = [];
   for (const item of items as unknown[]) {
@@ -41,7 +44,12 @@ export function toSearchResults(items: unknown, read: { content(item: Record<str
     const url = optionalText(record.url);
     if (url === undefined) continue;
     const pageAge = read.pageAge(record);
-    mapped.push({ url, title: plainText(record.title) || url, content: read.content(record), ...(pageAge !== undefined ? { pageAge } : {}) });
+    mapped.push({
+      url,
+      title: plainText(record.title) || url,
+      content: read.content(record),
+      ...(pageAge !== undefined ? { pageAge } : {}),
+    });
   }
   return mapped;
 }

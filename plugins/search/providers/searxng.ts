@@ -21,7 +21,14 @@ export function createSearxngProvider(options: SearxngProviderOptions): SearchPr
       url.searchParams.set('q', query.query);
       url.searchParams.set('format', 'json');
       if (options.language !== undefined) url.searchParams.set('language', options.language);
-      const answer = await callProvider({ provider: 'searxng', url, method: 'GET', headers: {}, signal: query.signal, timeoutMs: options.timeoutMs });
+      const answer = await callProvider({
+        provider: 'searxng',
+        url,
+        method: 'GET',
+        headers: {},
+        signal: query.signal,
+        timeoutMs: options.timeoutMs,
+      });
       return withinQuery(readResults(answer), query);
     },
   };

@@ -81,7 +81,7 @@ export async function checkBooks(db: Kysely<Database>): Promise<{ audits: Balanc
 }
 
 /**
- * The ledger against the answers (README, "The ledger"): every admitted generation request that got a 200
+ * The ledger against the answers (docs/credits-and-ledger.md, "The ledger"): every admitted generation request that got a 200
  * has its row; a row's status is the status its client got; a request answered with an error pays nothing.
  * Returns one line per kind of problem, with its count and first case.
  */

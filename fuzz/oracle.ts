@@ -36,7 +36,7 @@ export function judge(fuzzCase: FuzzCase, facts: CaseFacts, outcome: Outcome): F
   const { status } = answer;
   const route = fuzzCase.route;
   if (answer.headers['x-request-id'] === undefined)
-    fail('no-request-id', `${status} without x-request-id (README: every response carries it)`);
+    fail('no-request-id', `${status} without x-request-id (docs/endpoints.md: every response carries it)`);
   if (status >= 500) fail('5xx', `${status} ${errorMessage(answer) ?? preview(answer.body)}`);
   else if (status < 200 || (status >= 300 && status < 400)) fail('unexpected-status', String(status));
 

@@ -4,7 +4,7 @@ import type { GatewayError } from './errors.js';
 /** The client dialects, one per family of routes (spec section 4); dialects/registry.ts makes them. */
 export type DialectName = 'chat' | 'messages' | 'responses';
 
-/** `spec`: the spec's shapes plus what SDKs need; `openai`: the upstream OpenAI wire exactly (WIRE.md). */
+/** `spec`: the spec's shapes plus what SDKs need; `openai`: the upstream OpenAI wire exactly (docs/wire.md). */
 export type WireProfile = 'spec' | 'openai';
 
 export interface RenderedError {

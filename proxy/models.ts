@@ -8,7 +8,7 @@ export interface ModelInfo {
   created: number;
 }
 
-/** The catalogue body: one model, in a shape both the OpenAI and the Anthropic SDKs read (WIRE.md). */
+/** The catalogue body: one model, in a shape both the OpenAI and the Anthropic SDKs read (docs/wire.md). */
 export function modelsBody(model: ModelInfo): JsonObject {
   const entry = {
     id: model.id,

@@ -19,7 +19,7 @@ export function encodeChatBody(completion: ChatCompletion, id: string, created: 
   return body;
 }
 
-/** `tool_calls` whenever the turn called a tool, even if the upstream said `stop` (WIRE.md). */
+/** `tool_calls` whenever the turn called a tool, even if the upstream said `stop` (docs/wire.md). */
 export function chatFinishReason(reason: FinishReason | null | undefined, calledTool: boolean): FinishReason {
   if (calledTool && (reason === 'stop' || reason == null)) return 'tool_calls';
   return reason ?? 'stop';

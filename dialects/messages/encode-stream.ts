@@ -145,7 +145,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return out + frame('content_block_stop', { type: 'content_block_stop', index });
   }
 
-  /** A web_search_tool_result block: its start carries the whole block (WIRE.md), then it stops. */
+  /** A web_search_tool_result block: its start carries the whole block (docs/wire.md), then it stops. */
   #searchResult(event: SearchResultEvent): string {
     let out = (this.#started ? '' : this.#messageStart()) + this.#close();
     const index = this.#nextIndex++;

@@ -1,7 +1,7 @@
 import type { RenderedError } from '../../proxy/dialect.js';
 import type { ErrorKind, GatewayError } from '../../proxy/errors.js';
 
-/** Where the spec says "not shown", the type the dialect's vendor uses (WIRE.md). */
+/** Where the spec says "not shown", the type the dialect's vendor uses (docs/wire.md). */
 const TYPES: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
   authentication: 'authentication_error',

@@ -3,7 +3,7 @@ import type { FinishReason } from '../../proxy/canonical.js';
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 
 /**
- * The upstream's finish_reason → the message dialect's stop_reason (WIRE.md): `tool_use` whenever a
+ * The upstream's finish_reason → the message dialect's stop_reason (docs/wire.md): `tool_use` whenever a
  * tool_use block was emitted, even if the upstream said `stop`; `max_tokens` for `length`;
  * `stop_sequence` with the matched string when the upstream names one of the request's sequences.
  */

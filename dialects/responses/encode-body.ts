@@ -15,7 +15,7 @@ import {
 import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /**
- * The non-streaming body (spec 2.7 + WIRE.md): the message item (unless the turn is only tool calls), then one
+ * The non-streaming body (spec 2.7 + docs/wire.md): the message item (unless the turn is only tool calls), then one
  * `function_call` item per call, with the ids a stream of the same answer would carry.
  */
 export function encodeResponsesBody(completion: ChatCompletion, context: ResponseContext): JsonObject {

@@ -66,7 +66,7 @@ interface StreamSearch {
 type StreamItem = StreamMessage | StreamCall | StreamSearch;
 
 /**
- * Canonical chunks → the responses event stream (spec 6.3, WIRE.md). Every event is `event: NAME` with
+ * Canonical chunks → the responses event stream (spec 6.3, docs/wire.md). Every event is `event: NAME` with
  * `data.type` = NAME and a rising `sequence_number`: `response.created`; per item `response.output_item.added`
  * (a message also `response.content_part.added`), its deltas (`response.output_text.delta`,
  * `response.function_call_arguments.delta`), then its `*.done` events; finally `response.completed` (or

@@ -57,7 +57,7 @@ export function codePoints(text: string): number {
 }
 
 /**
- * The response object (spec 2.7, WIRE.md): OpenAI's Response in both profiles; profile `spec` puts the spec's
+ * The response object (spec 2.7, docs/wire.md): OpenAI's Response in both profiles; profile `spec` puts the spec's
  * `created`, `output_text` and `finish_reason` beside it. The non-streaming body and the `response` of the
  * stream's events are this same object.
  */

@@ -1,4 +1,4 @@
-// The responses dialect's wire types (spec 2.6/2.7, WIRE.md "Responses dialect"), as far as the gateway reads or writes them.
+// The responses dialect's wire types (spec 2.6/2.7, docs/wire.md "Responses dialect"), as far as the gateway reads or writes them.
 import type { JsonObject } from '../../proxy/canonical.js';
 
 export interface InputTextPart {

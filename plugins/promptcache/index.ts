@@ -1,4 +1,4 @@
-// The promptcache plugin: prompt-cache accounting for the message dialect (README, "Prompt caching").
+// The promptcache plugin: prompt-cache accounting for the message dialect (docs/prompt-caching.md).
 // A request whose blocks carry `cache_control` has its marked prefixes looked up in the caller's
 // organization's registry (in this process, or in Redis so that every node shares it) while the
 // upstream works; the usage it reports is then split into cache reads, cache writes per TTL and

@@ -1,6 +1,6 @@
 // The rate-limit response headers (spec §8.2): limit, remaining and reset (ISO 8601) for each of the
 // three counters, under a configurable prefix (`limits.header_prefix`, `svc-` by default); on 429,
-// `retry-after` (whole seconds, the spec's) and `retry-after-ms` (what the SDKs read first, WIRE.md).
+// `retry-after` (whole seconds, the spec's) and `retry-after-ms` (what the SDKs read first, docs/wire.md).
 import type { Tier } from '../../limits/tiers.js';
 import type { Count, CounterKind } from './window.js';
 

@@ -1,4 +1,4 @@
-// openai-node 4.x cannot read named SSE events, which is what profile `openai` is for (WIRE.md).
+// openai-node 4.x cannot read named SSE events, which is what profile `openai` is for (docs/wire.md).
 import OpenAI from 'openai-v4';
 import t from 'tap';
 import { startStack, type Stack } from '../helpers/stack.js';

@@ -1,4 +1,4 @@
-// Server-side web search in the message dialect (spec 2.2, 2.3, rule 6; WIRE.md), driven by the real
+// Server-side web search in the message dialect (spec 2.2, 2.3, rule 6; docs/wire.md), driven by the real
 // @anthropic-ai/sdk against the gateway with the search plugin (local provider, its demo corpus) and the
 // sim, whose search rule calls `web_search` for each `search: <query>` and then cites the results.
 import Anthropic from '@anthropic-ai/sdk';

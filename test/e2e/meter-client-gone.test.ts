@@ -1,4 +1,4 @@
-// A client that leaves early is metered by one rule in every dialect (README, "What is billed when a
+// A client that leaves early is metered by one rule in every dialect (docs/credits-and-ledger.md, "What is billed when a
 // request does not end normally"): the row's status is what the client got (the response head's
 // status if it went out, else 499), the cost what the upstream did (the prompt once it accepted the
 // request, plus the output produced; nothing if it had not answered yet).

@@ -1,5 +1,5 @@
 // The responses dialect driven by the OpenAI Agents SDK (@openai/agents, Responses API mode), tracing off.
-// Runs go through both profiles; streamed runs need profile `openai` (the SDK reads `delta` only as a string: WIRE.md).
+// Runs go through both profiles; streamed runs need profile `openai` (the SDK reads `delta` only as a string: docs/wire.md).
 import {
   Agent,
   OpenAIResponsesModel,

@@ -1,5 +1,5 @@
 // The responses dialect driven by the AI SDK's openai provider in responses mode, in profile `openai`
-// (the AI SDK reads `delta` only as a string: WIRE.md); a non-streamed call also reads profile `spec`.
+// (the AI SDK reads `delta` only as a string: docs/wire.md); a non-streamed call also reads profile `spec`.
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, streamText, type ModelMessage } from 'ai';
 import t from 'tap';

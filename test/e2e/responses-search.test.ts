@@ -1,4 +1,4 @@
-// Server-side web search in the responses dialect (spec 2.6, 2.7; WIRE.md), driven by the real `openai`
+// Server-side web search in the responses dialect (spec 2.6, 2.7; docs/wire.md), driven by the real `openai`
 // package in both wire profiles, against the gateway with the search plugin (local provider, demo corpus)
 // and the sim's search rule. Also: chat completions refuses every search tool (rule 7).
 import OpenAI from 'openai';

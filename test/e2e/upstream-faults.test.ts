@@ -1,7 +1,7 @@
-// Upstream faults, in each dialect, streamed and not (issue #11; README "Errors"). For every fault the
+// Upstream faults, in each dialect, streamed and not (issue #11; docs/endpoints.md "Errors"). For every fault the
 // sim injects (an error status, a refused or reset connection, a body or stream cut or stalled part-way),
 // what the client gets (a status and an error body in its dialect; once a stream has started, the
-// dialect's error event and no end event) and what the ledger keeps (README "What is billed when a request
+// dialect's error event and no end event) and what the ledger keeps (docs/credits-and-ledger.md "What is billed when a request
 // does not end normally"): a failure before any output costs nothing and is settled with the error's
 // status; a stream broken after some output pays for what was produced, at the status the client got.
 import { createServer } from 'node:net';

@@ -8,6 +8,7 @@
 import { Pool } from 'undici';
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
+import { CONNECTION_FAILURES } from '../proxy/upstream/upstream-errors.js';
 import { rejectionMessage } from '../proxy/upstream/upstream-rejection.js';
 import type { PromptInput } from '../prompt/prompt-input.js';
 import { promptInput } from './request-prompt.js';
@@ -27,19 +28,6 @@ export interface UpstreamCounterOptions {
   addSpecial: boolean;
   timeoutMs: number;
 }
-
-const CONNECTION_FAILURES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-]);
 
 export class UpstreamCounter implements TokenCounter {
   readonly source = 'upstream' as const;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError } from '../errors.js';
 import { Replica } from './replica.js';
-import { errorCode } from './upstream-errors.js';
+import { CONNECTION_FAILURES, errorCode } from './upstream-errors.js';
 import { UpstreamResponse } from './upstream-response.js';
 
 export interface UpstreamPoolOptions {
@@ -20,20 +20,6 @@ export interface UpstreamPoolOptions {
   /** The clock (Unix ms) replicas' cool-downs run on; Date.now by default. */
   now?: () => number;
 }
-
-/** Errors that mean the request never reached a working server, so trying again is safe. */
-const CONNECTION_FAILURES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-]);
 
 /**
  * The upstream replicas: least-outstanding-requests balancing, passive health (a replica that fails

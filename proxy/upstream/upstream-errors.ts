@@ -53,6 +53,20 @@ export function streamReadError(error: unknown): GatewayError {
   );
 }
 
+/** Errors that mean the request never reached a working server, so trying again is safe. */
+export const CONNECTION_FAILURES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
 /** The `code` of a Node or undici error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, …), or ''. */
 export function errorCode(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';

@@ -3,10 +3,10 @@ import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
 import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../proxy/canonical.js';
+import type { CanonicalEvent } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
-import { textStream, toolStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
+import { chunk, textStream, toolStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Event = Record<string, any>;
@@ -22,20 +22,6 @@ const context = (wire: WireProfile, request: Record<string, unknown> = {}): Resp
   wire,
   request: { model: 'qwen3-8b', input: 'x', ...request },
 });
-
-function chunk(choices: ChatChunkChoice[], usage?: ChatChunk['usage']): ChunkEvent {
-  return {
-    type: 'chunk',
-    chunk: {
-      id: 'chatcmpl-up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'Qwen/Qwen3-8B',
-      choices,
-      ...(usage ? { usage } : {}),
-    },
-  };
-}
 
 /** Text, then a tool call (vLLM streams "content before the call" this way). */
 const textThenTool: ChunkEvent[] = [

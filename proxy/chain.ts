@@ -1,6 +1,8 @@
 import type { ChatRequest } from './canonical.js';
 import type { Exchange } from './exchange.js';
-import type { EventStream, Plugin } from './plugin.js';
+import { streamOf } from './event-bridges.js';
+import type { EventStream } from './event-stream.js';
+import type { Plugin } from './plugin.js';
 
 export type Handler = (exchange: Exchange) => Promise<EventStream>;
 
@@ -19,7 +21,7 @@ export function composeChain(plugins: readonly Plugin[], terminal: Handler): Cha
     if (!plugin.handle) continue;
     const handle = plugin.handle.bind(plugin);
     const inner = generate;
-    generate = (exchange) => handle(exchange, () => inner(exchange));
+    generate = async (exchange) => streamOf(await handle(exchange, () => inner(exchange)));
   }
   const prepareCount = plugins.flatMap((plugin) => (plugin.prepareCount ? [plugin.prepareCount.bind(plugin)] : []));
   return { onRequest, generate, prepareCount };

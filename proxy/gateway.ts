@@ -9,7 +9,7 @@ import type { ConnectionCap } from './connection-cap.js';
 import type { Dialect, WireProfile } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
-import type { EventStream } from './plugin.js';
+import type { EventStream } from './event-stream.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
 import { refuseUnhandledSearch } from './unhandled-search.js';
 import { printable } from './printable.js';
@@ -204,14 +204,25 @@ async function countTokens(options: GatewayOptions, exchange: Exchange): Promise
 }
 
 /** A non-streamed answer: the upstream's completion as it came, or (a search loop's) events folded into one. */
-async function collect(events: EventStream): Promise<ChatCompletion> {
-  let completion: ChatCompletion | undefined;
-  const accumulator = new CompletionAccumulator();
-  for await (const event of events) {
-    if (event.type === 'completion') completion = event.completion;
-    else accumulator.addEvent(event);
-  }
-  return completion ?? accumulator.result();
+function collect(events: EventStream): Promise<ChatCompletion> {
+  return new Promise((resolve, reject) => {
+    let completion: ChatCompletion | undefined;
+    const accumulator = new CompletionAccumulator();
+    events.pipe({
+      onEvent(event) {
+        if (event.type === 'completion') completion = event.completion;
+        else accumulator.addEvent(event);
+      },
+      onEnd() {
+        try {
+          resolve(completion ?? accumulator.result());
+        } catch (error) {
+          reject(error);
+        }
+      },
+      onError: reject,
+    });
+  });
 }
 
 function notEnabled(req: IncomingMessage): GatewayError {

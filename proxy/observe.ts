@@ -1,16 +1,16 @@
-// Watching the response without wrapping it. A plugin that only needs to see the events (the rate
-// limiter's output charge, the meter's settlement) returns `observe(events, observer)` instead of a
-// generator of its own. Observers of plugins next to each other in the chain join one pass over the
-// events: each event crosses one generator, is counted once by one usage watch, and is shown to the
-// observers in the order it would have crossed their wrappers (the inner plugin's first). A plugin
-// that changes the events (promptcache, search) ends such a pass; the observers outside it start the
-// next one, so every observer sees the events exactly as they leave its place in the chain.
+// Watching the response without changing it. A plugin that only needs to see the events (the rate
+// limiter's output charge, the meter's settlement) returns `observe(events, observer)`. Observers of
+// plugins next to each other in the chain join one stage: each event is counted once by one usage
+// watch and shown to the observers in the order it would have crossed their plugins (the inner
+// plugin's first). A plugin that changes the events (promptcache, search) ends such a stage; the
+// observers outside it start the next one, so every observer sees the events exactly as they leave
+// its place in the chain.
 import type { ResponseEvent } from './canonical.js';
-import type { EventStream } from './plugin.js';
+import { EventStage, type EventsEnd } from './event-stage.js';
+import type { EventStream } from './event-stream.js';
 import { UsageWatch } from './usage-watch.js';
 
-/** How the events ended: read to their end, stopped by their reader (the client went away, the encoder failed), or failed. */
-export type EventsEnd = { kind: 'ended' } | { kind: 'stopped' } | { kind: 'failed'; error: unknown };
+export type { EventsEnd } from './event-stage.js';
 
 export interface EventObserver {
   /**
@@ -27,69 +27,51 @@ export interface EventObserver {
   onEnd?(end: EventsEnd, watch: UsageWatch): void | Promise<void>;
 }
 
-/** The events, with `observer` watching them: in the pass the events already are, when the plugin inside observes too. */
+/** The events, with `observer` watching them: in the stage the events already are, when the plugin inside observes too. */
 export function observe(events: EventStream, observer: EventObserver): EventStream {
   const observed = events instanceof ObservedEvents ? events : new ObservedEvents(events);
   observed.add(observer);
   return observed;
 }
 
-const ENDED: EventsEnd = { kind: 'ended' };
-const STOPPED: EventsEnd = { kind: 'stopped' };
-
-class ObservedEvents implements AsyncIterable<ResponseEvent> {
-  readonly #events: EventStream;
+class ObservedEvents extends EventStage {
   readonly #observers: EventObserver[] = [];
-  /** The one pass, made when the events are first read (like a generator, they are read once). */
-  #pass: AsyncGenerator<ResponseEvent> | undefined;
-
-  constructor(events: EventStream) {
-    this.#events = events;
-  }
+  readonly #watch = new UsageWatch();
 
   add(observer: EventObserver): void {
-    if (this.#pass !== undefined) throw new Error('an observer was added to events already being read');
+    if (this.piped) throw new Error('an observer was added to events already being read');
     this.#observers.push(observer);
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<ResponseEvent> {
-    this.#pass ??= this.#run();
-    return this.#pass;
+  protected take(event: ResponseEvent): void {
+    this.#watch.see(event);
+    this.#show(event, 0);
   }
 
-  async *#run(): AsyncGenerator<ResponseEvent> {
+  /** Shows the event to the observers from `first` on, then passes it on; an observer's promise holds it. */
+  #show(event: ResponseEvent, first: number): void {
     const observers = this.#observers;
-    const watch = new UsageWatch();
-    let end = STOPPED;
-    try {
-      for await (const event of this.#events) {
-        watch.see(event);
-        for (const observer of observers) {
-          const held = observer.onEvent?.(event, watch);
-          if (held !== undefined) await held;
-        }
-        yield event;
+    for (let index = first; index < observers.length; index++) {
+      const held = observers[index]!.onEvent?.(event, this.#watch);
+      if (held !== undefined) {
+        this.hold(held, () => this.#show(event, index + 1));
+        return;
       }
-      end = ENDED;
-    } catch (error) {
-      end = { kind: 'failed', error };
-      throw error;
-    } finally {
-      await endAll(observers, end, watch);
     }
+    this.emit(event);
   }
-}
 
-/** Every observer's onEnd, in order, each once; the first throw is rethrown after the last. */
-async function endAll(observers: readonly EventObserver[], end: EventsEnd, watch: UsageWatch): Promise<void> {
-  let thrown: { error: unknown } | undefined;
-  for (const observer of observers) {
-    try {
-      await observer.onEnd?.(end, watch);
-    } catch (error) {
-      end = { kind: 'failed', error };
-      thrown ??= { error };
+  /** Every observer's onEnd, in order, each once; the first throw is rethrown after the last. */
+  protected async finish(end: EventsEnd): Promise<void> {
+    let thrown: { error: unknown } | undefined;
+    for (const observer of this.#observers) {
+      try {
+        await observer.onEnd?.(end, this.#watch);
+      } catch (error) {
+        end = { kind: 'failed', error };
+        thrown ??= { error };
+      }
     }
+    if (thrown !== undefined) throw thrown.error;
   }
-  if (thrown !== undefined) throw thrown.error;
 }

@@ -8,7 +8,9 @@ import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream, Plugin } from '../../proxy/plugin.js';
+import { EventStage } from '../../proxy/event-stage.js';
+import type { EventStream } from '../../proxy/event-stream.js';
+import type { Plugin } from '../../proxy/plugin.js';
 import { usageOf } from '../../proxy/usage-watch.js';
 import type { PluginModule } from '../plugin-module.js';
 import type { CacheSplit } from './accounting.js';
@@ -61,47 +63,75 @@ export const promptCachePlugin: PluginModule = {
             exchange.log.warn({ err: (error as Error).message }, 'promptcache: no cache accounting for this request');
           return undefined;
         });
-        return accounted(await next(), planning, cache, exchange, context.now);
+        return new CacheAccounting(await next(), planning, cache, exchange, context.now);
       },
     };
   },
 };
 
 /** The events with every usage split by the plan; the plan's prefixes are written back at the first usage. */
-async function* accounted(
-  events: EventStream,
-  planning: Promise<CachePlan | undefined>,
-  cache: PromptCache,
-  exchange: Exchange,
-  now: () => number,
-): EventStream {
-  let plan: CachePlan | undefined;
-  let planned = false;
-  for await (const event of events) {
+class CacheAccounting extends EventStage {
+  readonly #planning: Promise<CachePlan | undefined>;
+  readonly #cache: PromptCache;
+  readonly #exchange: Exchange;
+  readonly #now: () => number;
+  #plan: CachePlan | undefined = undefined;
+  #planned = false;
+
+  constructor(
+    events: EventStream,
+    planning: Promise<CachePlan | undefined>,
+    cache: PromptCache,
+    exchange: Exchange,
+    now: () => number,
+  ) {
+    super(events);
+    this.#planning = planning;
+    this.#cache = cache;
+    this.#exchange = exchange;
+    this.#now = now;
+  }
+
+  protected take(event: ResponseEvent): void {
     const usage = usageOf(event);
     if (usage === undefined) {
-      yield event;
-      continue;
+      this.emit(event);
+      return;
     }
-    if (!planned) {
-      planned = true;
-      plan = await planning;
-      if (plan !== undefined) {
-        cache.registry
-          .register(plan.orgId, plan.entries(now()))
-          .catch((error: unknown) =>
-            exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'),
-          );
-      }
+    if (this.#planned) {
+      this.#account(event, usage);
+      return;
     }
+    // The first usage waits for the plan (looked up while the upstream worked; usually long done).
+    this.#planned = true;
+    const planned = this.#planning.then((plan) => {
+      this.#plan = plan;
+      if (plan !== undefined) this.#register(plan);
+    });
+    this.hold(planned, () => this.#account(event, usage));
+  }
+
+  protected finish(): void {}
+
+  #register(plan: CachePlan): void {
+    const exchange = this.#exchange;
+    this.#cache.registry
+      .register(plan.orgId, plan.entries(this.#now()))
+      .catch((error: unknown) =>
+        exchange.log.warn({ err: (error as Error).message }, 'promptcache: the prefixes could not be registered'),
+      );
+  }
+
+  #account(event: ResponseEvent, usage: ChatUsage): void {
+    const plan = this.#plan;
     if (plan === undefined) {
-      yield event;
-      continue;
+      this.emit(event);
+      return;
     }
     const split = plan.split(usage.prompt_tokens, usage.prompt_tokens_details?.cached_tokens ?? 0);
-    exchange.logFields.cache_read = split.read;
-    exchange.logFields.cache_write = split.write5m + split.write1h;
-    yield withSplit(event, usage, split);
+    this.#exchange.logFields.cache_read = split.read;
+    this.#exchange.logFields.cache_write = split.write5m + split.write1h;
+    this.emit(withSplit(event, usage, split));
   }
 }
 

@@ -7,6 +7,7 @@
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../proxy/canonical.js';
+import { streamOf } from '../../proxy/event-bridges.js';
 import type { Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
 import { offerSearch } from './offer.js';
@@ -103,7 +104,7 @@ export const searchPlugin: PluginModule = {
           search = { options, size, provider, timeoutMs, counter };
         }
         const first = await next();
-        return searchLoop(first, { exchange, request, next, book, search });
+        return streamOf(searchLoop(first, { exchange, request, next, book, search }));
       },
       prepareCount(request) {
         prepare(request);

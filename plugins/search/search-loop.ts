@@ -6,13 +6,16 @@
 import {
   SEARCH_FUNCTION_NAME,
   type CanonicalEvent,
+  type ResponseEvent,
   type ChatMessage,
   type ChatRequest,
   type ChatUsage,
   type WebSearchOptions,
 } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream, Next } from '../../proxy/plugin.js';
+import { iterate } from '../../proxy/event-bridges.js';
+import type { EventStream } from '../../proxy/event-stream.js';
+import type { Next } from '../../proxy/plugin.js';
 import { completionAsChunk } from './completion-chunk.js';
 import type { SearchProvider } from './providers/index.js';
 import { Round } from './round.js';
@@ -38,7 +41,8 @@ export interface LoopInput {
   search: SearchSetup | undefined;
 }
 
-export async function* searchLoop(first: EventStream, input: LoopInput): EventStream {
+/** The events of every round, with the searches between them (read as a loop: proxy/event-bridges.ts). */
+export async function* searchLoop(first: EventStream, input: LoopInput): AsyncGenerator<ResponseEvent> {
   const { exchange, request, search, book } = input;
   const streamed = request.stream === true;
   // A model that keeps calling after the limit gets errors; it is not called forever.
@@ -52,7 +56,7 @@ export async function* searchLoop(first: EventStream, input: LoopInput): EventSt
       { holdCalls: search !== undefined, streamed, prior, searches: () => search?.counter.executed },
       book,
     );
-    for await (const event of events) {
+    for await (const event of iterate(events)) {
       if (event.type === 'chunk') yield* state.take(event.chunk);
       else if (event.type === 'completion') yield* state.take(completionAsChunk(event.completion));
       else yield event;

@@ -1,6 +1,7 @@
 import type { ChatRequest, CompletionEvent } from '../canonical.js';
 import type { Handler } from '../chain.js';
 import { GatewayError } from '../errors.js';
+import { streamOf } from '../event-bridges.js';
 import { refuseUnhandledSearch } from '../unhandled-search.js';
 import type { Exchange } from '../exchange.js';
 import type { UpstreamPool } from './pool.js';
@@ -53,7 +54,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     });
     return request.stream === true
       ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk)))
-      : completionEvents(response, usage);
+      : streamOf(completionEvents(response, usage));
   };
 }
 

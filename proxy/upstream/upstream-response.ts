@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { ItemQueue } from './item-queue.js';
+import { EventQueue } from '../event-queue.js';
+import type { Source } from '../event-stream.js';
 import { streamReadError } from './upstream-errors.js';
 
 /** Body chunks held before a reader attaches; past this the socket is paused. */
@@ -17,8 +18,9 @@ export interface BodyDecoder<T> {
 /**
  * One upstream response, as an undici dispatch handler (the leanest undici API: no stream objects).
  * `started` settles when the status and headers arrive. The body is read once, through a decoder that
- * runs inside the socket's data callback, so a streamed answer costs one promise per decoded item; the
- * reader's pace pauses and resumes the socket, and a reader that stops early aborts the request.
+ * runs inside the socket's data callback and pushes each decoded item on at once (proxy/event-queue.ts):
+ * no promise per item; the reader's pace pauses and resumes the socket, and a reader that stops early
+ * aborts the request.
  * Until undici gives the request a connection (`onRequestStart`) it is queued: aborting it then rejects
  * `started` at once, and the request is dropped the moment it would have been sent (undici's own way).
  */
@@ -98,10 +100,10 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#rejectStarted(reason);
   }
 
-  /** Reads the body through `decoder`; call once. */
-  read<T>(decoder: BodyDecoder<T>): AsyncIterableIterator<T> {
+  /** Reads the body through `decoder`, as a push stream of its items; call once. */
+  read<T>(decoder: BodyDecoder<T>): Source<T> {
     const controller = (): Dispatcher.DispatchController | null => this.#controller;
-    const queue = new ItemQueue<T>({
+    const queue = new EventQueue<T>({
       pause: () => controller()?.pause(),
       resume: () => controller()?.resume(),
       cancel: () => this.abort(new Error('the reader stopped before the end of the response')),
@@ -118,21 +120,22 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     const early = this.#early;
     this.#early = [];
     for (const chunk of early) if (!this.#decode(reader.push, chunk)) return queue;
-    if (this.#controller?.paused && !queue.paused) this.#controller.resume();
+    if (this.#controller?.paused && !queue.producerPaused) this.#controller.resume();
     if (this.#error !== null) this.#broken(reader, this.#error);
     else if (this.#done && this.#decode(reader.end)) queue.end();
     return queue;
   }
 
   /** The whole body as text (error bodies, non-streamed completions). */
-  async text(): Promise<string> {
+  text(): Promise<string> {
     const parts: Buffer[] = [];
     const decoder: BodyDecoder<string> = {
       push: (chunk) => void parts.push(chunk),
       end: (emit) => emit(Buffer.concat(parts).toString('utf8')),
     };
-    for await (const text of this.read(decoder)) return text;
-    return '';
+    return new Promise((resolve, reject) =>
+      this.read(decoder).pipe({ onEvent: resolve, onEnd: () => resolve(''), onError: reject }),
+    );
   }
 
   /** The connection failed under a reader: an error for it, unless it already has the whole answer (only the usage or [DONE] lost). */

@@ -2,10 +2,12 @@ import t from 'tap';
 import { composeChain } from '../../proxy/chain.js';
 import type { CanonicalEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
-import type { EventStream, Plugin } from '../../proxy/plugin.js';
+import { iterate, streamOf } from '../../proxy/event-bridges.js';
+import type { EventStream } from '../../proxy/event-stream.js';
+import type { Plugin } from '../../proxy/plugin.js';
 
-async function* oneChunk(content: string): AsyncGenerator<CanonicalEvent> {
-  yield {
+function oneChunk(content: string): EventStream {
+  const event: CanonicalEvent = {
     type: 'chunk',
     chunk: {
       id: 'x',
@@ -15,6 +17,11 @@ async function* oneChunk(content: string): AsyncGenerator<CanonicalEvent> {
       choices: [{ index: 0, delta: { content } }],
     },
   };
+  return streamOf(
+    (async function* () {
+      yield event;
+    })(),
+  );
 }
 
 const exchange = {} as Exchange;
@@ -79,15 +86,34 @@ t.test('a plugin may call next more than once and wrap the events', async (t) =>
     async handle(_exchange, next): Promise<EventStream> {
       const first = await next();
       const second = await next();
-      return (async function* () {
-        yield* first;
-        yield* second;
-      })();
+      return streamOf(
+        (async function* () {
+          yield* iterate(first);
+          yield* iterate(second);
+        })(),
+      );
     },
   };
   const chain = composeChain([twice], async () => oneChunk(`call ${++calls}`));
   const seen: string[] = [];
-  for await (const event of await chain.generate(exchange))
+  for await (const event of iterate(await chain.generate(exchange)))
     seen.push(event.type === 'chunk' ? String(event.chunk.choices[0]?.delta.content) : event.type);
   t.same(seen, ['call 1', 'call 2']);
+});
+
+t.test('a plugin may return its events as an async generator over the events of next()', async (t) => {
+  const tagged: Plugin = {
+    name: 'tagged',
+    async handle(_exchange, next) {
+      const events = await next();
+      return (async function* () {
+        for await (const event of events) yield event;
+        yield { type: 'search_call', id: 's', query: 'after' } as const;
+      })();
+    },
+  };
+  const chain = composeChain([tagged], async () => oneChunk('hi'));
+  const seen: string[] = [];
+  for await (const event of await chain.generate(exchange)) seen.push(event.type);
+  t.same(seen, ['chunk', 'search_call']);
 });

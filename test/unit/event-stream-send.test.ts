@@ -5,6 +5,7 @@ import type { CanonicalEvent } from '../../proxy/canonical.js';
 import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { closeServer, listen, urlOf } from '../../proxy/listen.js';
+import { streamOf } from '../../proxy/event-bridges.js';
 import { sendEventStream } from '../../proxy/respond.js';
 import { textStream } from '../fixtures/chunks.js';
 
@@ -30,7 +31,7 @@ t.test(
     };
     let failure: GatewayError | undefined;
     const server = createServer((_req, res) => {
-      void sendEventStream(res, {}, encoder, events(), new AbortController().signal, 60_000).then(
+      void sendEventStream(res, {}, encoder, streamOf(events()), new AbortController().signal, 60_000).then(
         (error) => (failure = error),
       );
     });

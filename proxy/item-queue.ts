@@ -4,12 +4,13 @@ const HIGH_WATER = 32;
 export interface QueueFlow {
   pause(): void;
   resume(): void;
-  /** The reader stopped early: the producer should stop too. */
-  cancel(): void;
+  /** The reader stopped early: the producer should stop too (its returned promise: once it has). */
+  cancel(): void | Promise<void>;
 }
 
 /**
- * A push-to-pull bridge: a producer pushes items synchronously, a reader takes them with `for await`.
+ * A push-to-pull bridge: a producer pushes items synchronously, a reader takes them with `for await`
+ * (proxy/event-bridges.ts: a push stream read by an async loop, as the search loop reads its rounds).
  * One promise per item at most, and none while items are waiting; the producer is paused above the
  * high-water mark, so a slow reader slows the source.
  */
@@ -71,11 +72,13 @@ export class ItemQueue<T> implements AsyncIterableIterator<T> {
     });
   }
 
-  return(): Promise<IteratorResult<T>> {
-    if (!this.#ended && this.#error === null) this.#flow.cancel();
+  async return(): Promise<IteratorResult<T>> {
+    const stopping = !this.#ended && this.#error === null;
     this.#ended = true;
     this.#items.length = 0;
-    return Promise.resolve({ done: true, value: undefined });
+    this.#settleWaiting();
+    if (stopping) await this.#flow.cancel();
+    return { done: true, value: undefined };
   }
 
   [Symbol.asyncIterator](): this {

@@ -56,10 +56,6 @@ export function sendEventStream(
   pingIntervalMs: number,
 ): Promise<GatewayError | undefined> {
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
-  // The head leaves now, not with the first frame (the message dialect has none before the first
-  // token): a stream's client has its 200 once the upstream accepted, and the ledger records the
-  // status the client got (plugins/meter/request-meter.ts).
-  res.flushHeaders();
   return new Promise((resolve) => {
     let pending = '';
     let quiet = true;
@@ -169,5 +165,9 @@ export function sendEventStream(
     }
     write(started);
     events.pipe(sink);
+    // The head leaves now, with the frames the upstream's first bytes already made (one write), or
+    // alone if there are none yet (the message dialect has no frame before the first token): a
+    // stream's client has its 200 once the upstream accepted.
+    if (pending === '' && !over) res.flushHeaders();
   });
 }

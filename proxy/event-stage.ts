@@ -19,6 +19,8 @@ export abstract class EventStage implements EventStream, Sink<ResponseEvent> {
   #sink: Sink<ResponseEvent> | undefined = undefined;
   #readerPaused = false;
   #holding = false;
+  /** The last hold, settled (its handlers never throw): a reader that cancels waits for it before the stage finishes. */
+  #held: Promise<void> = Promise.resolve();
   /** Set once the end is under way (or the reader cancelled): the reader gets nothing more from `take`. */
   #finishing: Promise<void> | undefined = undefined;
 
@@ -46,7 +48,7 @@ export abstract class EventStage implements EventStream, Sink<ResponseEvent> {
   protected hold(promise: Promise<unknown>, then: () => void): void {
     this.#holding = true;
     this.#source.pause();
-    promise.then(
+    this.#held = promise.then(
       () => {
         this.#holding = false;
         if (this.#finishing !== undefined) return;
@@ -81,7 +83,11 @@ export abstract class EventStage implements EventStream, Sink<ResponseEvent> {
   }
 
   cancel(): Promise<void> {
-    this.#finishing ??= this.#source.cancel().then(() => this.finish(STOPPED));
+    // A held event's work (the meter's commit) completes before the stage is told it stopped.
+    this.#finishing ??= this.#source
+      .cancel()
+      .then(() => this.#held)
+      .then(() => this.finish(STOPPED));
     return this.#finishing;
   }
 

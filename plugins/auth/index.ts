@@ -1,15 +1,14 @@
 // The auth plugin: every API route (not /health) needs a key, as `x-api-key: K` or `Authorization: Bearer K`.
-// Keys are looked up by their SHA-256 through a cache whose entries live at most `cache_ttl_ms`, so a
-// revocation takes effect within that time on every gateway node sharing the store, and at once where
-// it is announced on the revocation bus (this node, or every node with Redis).
+// Keys are looked up by their SHA-256 through a cache (per raw key, key-cache.ts) whose entries live at
+// most `cache_ttl_ms`, so a revocation takes effect within that time on every gateway node sharing the
+// store, and at once where it is announced on the revocation bus (this node, or every node with Redis).
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
-import { hashApiKey, isWellFormedApiKey } from '../../store/api-key.js';
-import type { ApiKeyRecord } from '../../store/keys.js';
+import { KeyCache } from './key-cache.js';
 
 declare module '../../proxy/exchange.js' {
   interface ExchangeLocals {
@@ -33,20 +32,8 @@ export const authPlugin: PluginModule = {
   async create(options, context): Promise<Plugin> {
     const ttlMs = (options as AuthOptions).cache_ttl_ms ?? 2000;
     const store = await context.store();
-    const cache = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
-    const unsubscribe = context.revocations.subscribe((keyId) => {
-      for (const [hash, entry] of cache) if (entry.record?.id === keyId) cache.delete(hash);
-    });
-
-    const lookup = async (hash: string): Promise<ApiKeyRecord | undefined> => {
-      const now = context.now();
-      const hit = cache.get(hash);
-      if (hit !== undefined && hit.until > now) return hit.record;
-      const record = await store.keys.findByHash(hash);
-      if (cache.size >= 10_000) cache.clear();
-      cache.set(hash, { record, until: now + ttlMs });
-      return record;
-    };
+    const cache = new KeyCache((hash) => store.keys.findByHash(hash), ttlMs, context.now);
+    const unsubscribe = context.revocations.subscribe((keyId) => cache.revoke(keyId));
 
     return {
       name: 'auth',
@@ -59,7 +46,7 @@ export const authPlugin: PluginModule = {
             'Missing API key: send it as x-api-key or Authorization: Bearer.',
           );
         const { key, header } = presented;
-        const record = isWellFormedApiKey(key) ? await lookup(hashApiKey(key)) : undefined;
+        const record = await cache.lookup(key);
         if (record === undefined || record.status !== 'active')
           throw new GatewayError(
             'GW_ERR_AUTH_INVALID_KEY',
@@ -70,7 +57,10 @@ export const authPlugin: PluginModule = {
         exchange.logFields.key_id = record.id;
         store.keys.touch(record.id);
       },
-      close: unsubscribe,
+      close() {
+        unsubscribe();
+        cache.close();
+      },
     };
   },
 };
@@ -80,7 +70,10 @@ function presentedKey(exchange: Exchange): { key: string; header: 'x-api-key' | 
   const apiKey = exchange.req.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey !== '') return { key: apiKey.trim(), header: 'x-api-key' };
   const authorization = exchange.req.headers.authorization;
-  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization))
-    return { key: authorization.replace(/^bearer\s+/i, '').trim(), header: 'Authorization: Bearer' };
+  // `Bearer`, any case, then whitespace: what follows, trimmed, is the key (trim drops what \s matches).
+  if (typeof authorization === 'string' && BEARER.test(authorization))
+    return { key: authorization.slice(6).trim(), header: 'Authorization: Bearer' };
   return undefined;
 }
+
+const BEARER = /^bearer\s/i;

@@ -8,7 +8,7 @@ import { tiersOf } from '../../limits/tiers.js';
 import type { Plugin } from '../../proxy/plugin.js';
 import type { PluginContext, PluginModule } from '../plugin-module.js';
 import { RateLimitHeaders } from './headers.js';
-import { memoryWindow } from './memory-window.js';
+import { MemoryWindow } from './memory-window.js';
 import { RateLimiter } from './rate-limiter.js';
 import { redisWindow } from './redis-window.js';
 import { TierCache } from './tier-cache.js';
@@ -52,7 +52,7 @@ async function openWindow(
   windowSeconds: number,
 ): Promise<RateWindow> {
   const useRedis = backend === 'redis' || (backend === 'auto' && context.config.redis.url !== undefined);
-  if (!useRedis) return memoryWindow(windowSeconds);
+  if (!useRedis) return new MemoryWindow(windowSeconds);
   const client = context.redis();
   if (client === undefined)
     throw new ConfigError("plugin ratelimit: backend 'redis' needs redis.url (or GATEWAY_REDIS_URL)");

@@ -14,10 +14,10 @@ import type { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
-import { writeRetryAfter, type Counts, type RateLimitHeaders } from './headers.js';
+import { writeRetryAfter, type RateLimitHeaders } from './headers.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
 import type { TierCache } from './tier-cache.js';
-import type { CounterKind, RateWindow } from './window.js';
+import type { CounterKind, Counts, RateWindow } from './window.js';
 
 /** The caller's tier and counters, as the last operation left them. */
 export interface RateLimitState {
@@ -61,21 +61,20 @@ export class RateLimiter implements Plugin {
     if (caller === undefined || kind === 'health') return;
     const orgId = caller.orgId;
     const generating = kind === 'generate';
-    const window = this.#window;
-    // One round trip with Redis (auto-pipelined): the tier is cached, the three counters go together.
-    const [tier, requests, input, output] = await Promise.all([
-      this.#tiers.tierOf(orgId),
-      generating ? window.consume('requests', orgId, 1) : window.read('requests', orgId),
-      window.read('input', orgId),
-      window.read('output', orgId),
-    ]);
-    const state: RateLimitState = { orgId, tier, counts: { requests, input, output } };
+    const requests = generating ? 1 : 0;
+    // The three counters in one step (one round trip with Redis); the tier is nearly always known, and
+    // when it is not, its lookup and the counters go together.
+    let tier = this.#tiers.known(orgId);
+    let counts: Counts;
+    if (tier !== undefined) counts = await this.#window.open(orgId, requests);
+    else [tier, counts] = await Promise.all([this.#tiers.tierOf(orgId), this.#window.open(orgId, requests)]);
+    const state: RateLimitState = { orgId, tier, counts };
     exchange.locals.rateLimit = state;
-    this.#headers.write(exchange.responseHeaders, tier, state.counts);
+    this.#headers.write(exchange.responseHeaders, tier, counts);
     if (!generating) return;
-    if (requests.used > tier.requestsPerMinute) throw this.#reject(exchange, state, 'requests');
-    if (output.used >= tier.outputTokensPerMinute)
-      throw this.#reject(exchange, state, 'output', `${output.used} used in this window`);
+    if (counts.requests.used > tier.requestsPerMinute) throw this.#reject(exchange, state, 'requests');
+    if (counts.output.used >= tier.outputTokensPerMinute)
+      throw this.#reject(exchange, state, 'output', `${counts.output.used} used in this window`);
   }
 
   async handle(exchange: Exchange, next: Next): Promise<EventStream> {
@@ -85,21 +84,19 @@ export class RateLimiter implements Plugin {
     const { orgId, tier } = state;
     const limit = tier.inputTokensPerMinute;
     const estimate = exchange.inputEstimate;
-    const input = await this.#window.consume('input', orgId, estimate);
-    if (input.used > limit) {
-      // Refused: the estimate goes back, so that a refused request takes nothing from the window.
-      state.counts.input = await this.#window.adjust('input', orgId, -estimate);
-      this.#headers.write(exchange.responseHeaders, tier, state.counts);
+    // Refused, the estimate goes back in the same step, so that a refused request takes nothing from the window.
+    const { admitted, input } = await this.#window.chargeInput(orgId, estimate, limit);
+    state.counts.input = input;
+    this.#headers.writeCounter(exchange.responseHeaders, tier, 'input', input);
+    if (!admitted) {
       if (estimate > limit) {
-        writeRetryAfter(exchange.responseHeaders, state.counts.input.resetAt - Date.now());
+        writeRetryAfter(exchange.responseHeaders, input.resetAt - Date.now());
         exchange.responseHeaders['x-should-retry'] = 'false';
         throw inputTooLargeError(tier, this.#window.windowMs, estimate);
       }
-      const left = Math.max(0, limit - (input.used - estimate));
+      const left = Math.max(0, limit - input.used);
       throw this.#reject(exchange, state, 'input', `this request needs about ${estimate} and ${left} are left`);
     }
-    state.counts.input = input;
-    this.#headers.write(exchange.responseHeaders, tier, state.counts);
     let events: EventStream;
     try {
       events = await next();
@@ -123,33 +120,37 @@ export class RateLimiter implements Plugin {
   }
 
   /**
-   * Charges what the call used: the input difference to the estimate (penalty or reward) in the window
-   * the estimate went to, if that window is still open, and the output tokens. Never throws: the
-   * response is already on its way.
+   * Charges what the call used, in one step: the input difference to the estimate (penalty or reward)
+   * in the window the estimate went to, if that window is still open, and the output tokens. Never
+   * throws: the response is already on its way.
    */
   async #settle(
     exchange: Exchange,
     state: RateLimitState,
     used: { estimate: number; windowEnd: number; prompt: number | undefined; output: number },
   ): Promise<void> {
+    const difference = used.prompt === undefined ? 0 : used.prompt - used.estimate;
+    const inputChange = difference !== 0 && Date.now() < used.windowEnd ? difference : undefined;
+    const outputChange = used.output > 0 ? used.output : undefined;
+    if (inputChange === undefined && outputChange === undefined) return;
     const { orgId, tier } = state;
-    const window = this.#window;
     try {
-      const difference = used.prompt === undefined ? 0 : used.prompt - used.estimate;
-      const [input, output] = await Promise.all([
-        difference !== 0 && Date.now() < used.windowEnd ? window.adjust('input', orgId, difference) : undefined,
-        used.output > 0 ? window.consume('output', orgId, used.output) : undefined,
-      ]);
-      if (input !== undefined) state.counts.input = input;
-      if (output !== undefined) {
-        state.counts.output = output;
+      const settled = await this.#window.settle(orgId, inputChange, outputChange);
+      const headers = exchange.res.headersSent ? undefined : exchange.responseHeaders;
+      if (settled.input !== undefined) {
+        state.counts.input = settled.input;
+        if (headers !== undefined) this.#headers.writeCounter(headers, tier, 'input', settled.input);
+      }
+      if (settled.output !== undefined) {
+        const counted = settled.output;
+        state.counts.output = counted;
+        if (headers !== undefined) this.#headers.writeCounter(headers, tier, 'output', counted);
         const limit = tier.outputTokensPerMinute;
         // Exactly one request crosses the limit in a window: the counter only grows, atomically.
-        if (output.used >= limit && output.used - used.output < limit) {
-          this.#notifier.outputTokensBlocked({ orgId, limit, used: output.used, resetAt: new Date(output.resetAt) });
+        if (counted.used >= limit && counted.used - used.output < limit) {
+          this.#notifier.outputTokensBlocked({ orgId, limit, used: counted.used, resetAt: new Date(counted.resetAt) });
         }
       }
-      if (!exchange.res.headersSent) this.#headers.write(exchange.responseHeaders, tier, state.counts);
     } catch (error) {
       exchange.log.warn(
         { err: error instanceof Error ? error.message : String(error) },

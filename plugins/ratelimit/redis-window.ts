@@ -1,36 +1,124 @@
-// The shared backend: RateLimiterRedis on the gateway's one ioredis client, so every node counts in the
-// same keys, `${redis.key_prefix}ratelimit:<kind>:<orgId>`. Each operation touches one key in one atomic
-// step (a Lua script: SET NX EX + INCRBY + PTTL, also to read, with 0), so it also runs on a Redis
-// Cluster through ioredis' Cluster client. If Redis stops answering, each node falls back to its own
-// in-memory counters (rate-limiter-flexible's insurance limiter) until it is back: the limits then hold
-// per node rather than failing every request.
+// The shared backend: the counters in Redis, on the gateway's one ioredis client (auto-pipelined), so
+// every node counts in the same keys; each phase of a call is one Lua script (redis-scripts.ts), so one
+// atomic step and one round trip. The keys of one organization share a hash tag, so this also runs on a
+// Redis Cluster through ioredis' Cluster client. If Redis stops answering, each node counts in its own
+// memory (memory-window.ts) until it is back: the limits then hold per node rather than failing every
+// request.
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { LimiterWindow, UNREACHABLE_POINTS } from './limiter-window.js';
-import type { RateWindow } from './window.js';
+import { MemoryWindow } from './memory-window.js';
+import { CHARGE_INPUT, counterKey, OPEN, SETTLE } from './redis-scripts.js';
+import { boundedAmount, type Count, type Counts, type InputCharge, type RateWindow, type Settled } from './window.js';
 
 /** How long the start waits for Redis before giving up (the node does not start without its counters). */
 const READY_TIMEOUT_MS = 10_000;
 
+/** A script defined on the client: keys, then arguments. */
+type Script = (...keysAndArgs: string[]) => Promise<unknown>;
+
+/** What the scripts answer: integers, or nil (null) for a counter left alone. */
+type Reply = ReadonlyArray<number | null>;
+
 export async function redisWindow(client: Redis, keyPrefix: string, windowSeconds: number): Promise<RateWindow> {
   if (client.status !== 'ready') await once(client, 'ready', { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
-  const limiter = (kind: string): RateLimiterRedis =>
-    new RateLimiterRedis({
-      storeClient: client,
-      keyPrefix: `${keyPrefix}ratelimit:${kind}`,
-      points: UNREACHABLE_POINTS,
-      duration: windowSeconds,
-      // Not ready (reconnecting): go to the insurance limiter at once instead of queueing in ioredis.
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory({
-        keyPrefix: `${kind}-insurance`,
-        points: UNREACHABLE_POINTS,
-        duration: windowSeconds,
-      }),
-    });
-  return new LimiterWindow(
-    { requests: limiter('requests'), input: limiter('input'), output: limiter('output') },
-    windowSeconds,
-  );
+  return new RedisWindow(client, keyPrefix, windowSeconds);
+}
+
+export class RedisWindow implements RateWindow {
+  readonly windowMs: number;
+  readonly #client: Redis;
+  readonly #keyPrefix: string;
+  readonly #windowSeconds: string;
+  readonly #open: Script;
+  readonly #chargeInput: Script;
+  readonly #settle: Script;
+  /** Where this node counts while Redis is not ready or a script fails. */
+  readonly #fallback: MemoryWindow;
+
+  constructor(client: Redis, keyPrefix: string, windowSeconds: number) {
+    this.windowMs = windowSeconds * 1000;
+    this.#client = client;
+    this.#keyPrefix = keyPrefix;
+    this.#windowSeconds = String(windowSeconds);
+    this.#open = defineScript(client, 'gatewayRateOpen', 3, OPEN);
+    this.#chargeInput = defineScript(client, 'gatewayRateChargeInput', 1, CHARGE_INPUT);
+    this.#settle = defineScript(client, 'gatewayRateSettle', 2, SETTLE);
+    this.#fallback = new MemoryWindow(windowSeconds);
+  }
+
+  async open(orgId: string, requests: number): Promise<Counts> {
+    if (this.#client.status !== 'ready') return this.#fallback.open(orgId, requests);
+    let reply: Reply;
+    try {
+      reply = (await this.#open(
+        this.#key('requests', orgId),
+        this.#key('input', orgId),
+        this.#key('output', orgId),
+        this.#windowSeconds,
+        String(boundedAmount(requests)),
+      )) as Reply;
+    } catch {
+      return this.#fallback.open(orgId, requests);
+    }
+    const now = Date.now();
+    return {
+      requests: countOf(reply[0], reply[1], now),
+      input: countOf(reply[2], reply[3], now),
+      output: countOf(reply[4], reply[5], now),
+    };
+  }
+
+  async chargeInput(orgId: string, estimate: number, limit: number): Promise<InputCharge> {
+    if (this.#client.status !== 'ready') return this.#fallback.chargeInput(orgId, estimate, limit);
+    let reply: Reply;
+    try {
+      reply = (await this.#chargeInput(
+        this.#key('input', orgId),
+        this.#windowSeconds,
+        String(boundedAmount(estimate)),
+        String(limit),
+      )) as Reply;
+    } catch {
+      return this.#fallback.chargeInput(orgId, estimate, limit);
+    }
+    return { admitted: reply[0] === 1, input: countOf(reply[1], reply[2], Date.now()) };
+  }
+
+  async settle(orgId: string, input: number | undefined, output: number | undefined): Promise<Settled> {
+    if (input === undefined && output === undefined) return {};
+    if (this.#client.status !== 'ready') return this.#fallback.settle(orgId, input, output);
+    let reply: Reply;
+    try {
+      reply = (await this.#settle(
+        this.#key('input', orgId),
+        this.#key('output', orgId),
+        this.#windowSeconds,
+        input === undefined ? '' : String(boundedAmount(input)),
+        output === undefined ? '' : String(boundedAmount(output)),
+      )) as Reply;
+    } catch {
+      return this.#fallback.settle(orgId, input, output);
+    }
+    const now = Date.now();
+    const settled: Settled = {};
+    if (input !== undefined) settled.input = countOf(reply[0], reply[1], now);
+    if (output !== undefined) settled.output = countOf(reply[2], reply[3], now);
+    return settled;
+  }
+
+  #key(kind: keyof Counts, orgId: string): string {
+    return counterKey(this.#keyPrefix, kind, orgId);
+  }
+}
+
+/** ioredis sends EVALSHA, and the script itself (EVAL) the first time on a connection or after NOSCRIPT. */
+function defineScript(client: Redis, name: string, numberOfKeys: number, lua: string): Script {
+  client.defineCommand(name, { numberOfKeys, lua });
+  const command = (client as unknown as Record<string, Script>)[name]!;
+  return (...keysAndArgs) => command.apply(client, keysAndArgs);
+}
+
+/** A counter's state from a script's used and ms left (a script always sets both for a counter it touched). */
+function countOf(used: number | null | undefined, msLeft: number | null | undefined, now: number): Count {
+  return { used: Math.max(0, used ?? 0), resetAt: now + (msLeft ?? 0) };
 }

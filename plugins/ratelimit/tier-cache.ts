@@ -8,8 +8,15 @@ export type SpendLookup = (orgId: string) => Promise<number | undefined>;
 /** Cached organizations at most; beyond, the cache starts over (a burst of new organizations). */
 const MAX_ENTRIES = 10_000;
 
+interface Entry {
+  tier: Promise<Tier>;
+  /** The tier once the lookup has answered: what most requests take, without an await. */
+  known: Tier | undefined;
+  until: number;
+}
+
 export class TierCache {
-  readonly #entries = new Map<string, { tier: Promise<Tier>; until: number }>();
+  readonly #entries = new Map<string, Entry>();
   readonly #lookup: SpendLookup;
   readonly #tiers: readonly Tier[];
   readonly #ttlMs: number;
@@ -20,18 +27,30 @@ export class TierCache {
     this.#ttlMs = ttlMs;
   }
 
+  /** The organization's tier if this node knows it now, else undefined (then ask `tierOf`). */
+  known(orgId: string): Tier | undefined {
+    const hit = this.#entries.get(orgId);
+    return hit !== undefined && hit.until > Date.now() ? hit.known : undefined;
+  }
+
   /** The organization's tier; concurrent requests of one organization share one lookup. */
   tierOf(orgId: string): Promise<Tier> {
     const now = Date.now();
     const hit = this.#entries.get(orgId);
     if (hit !== undefined && hit.until > now) return hit.tier;
     const tier = this.#lookup(orgId).then((spentMicros) => tierFor(spentMicros ?? 0, this.#tiers));
+    const entry: Entry = { tier, known: undefined, until: now + this.#ttlMs };
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(orgId, { tier, until: now + this.#ttlMs });
-    // A failed lookup is not cached: the next request tries again.
-    tier.catch(() => {
-      if (this.#entries.get(orgId)?.tier === tier) this.#entries.delete(orgId);
-    });
+    this.#entries.set(orgId, entry);
+    tier.then(
+      (known) => {
+        entry.known = known;
+      },
+      // A failed lookup is not cached: the next request tries again.
+      () => {
+        if (this.#entries.get(orgId) === entry) this.#entries.delete(orgId);
+      },
+    );
     return tier;
   }
 }

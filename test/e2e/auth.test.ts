@@ -115,6 +115,17 @@ t.test('both header forms work on every endpoint', async (t) => {
   }
 });
 
+t.test('Authorization takes the Bearer scheme in any case, then any whitespace before the key', async (t) => {
+  for (const authorization of [`bearer ${key}`, `BEARER \t  ${key}`, `Bearer\t${key}`]) {
+    t.equal((await call('/v1/chat/completions', hello, { authorization })).status, 200, JSON.stringify(authorization));
+  }
+  t.equal(
+    (await call('/v1/chat/completions', hello, { authorization: `Bearer${key}` })).status,
+    401,
+    'no space: no key',
+  );
+});
+
 t.test('/health needs no key', async (t) => {
   t.equal((await call('/health', undefined, {}, 'GET')).status, 200);
 });

@@ -82,11 +82,11 @@ t.test(
     const client = new Redis(redis.url);
     t.teardown(() => client.quit());
     t.equal(
-      await client.get(`gateway:ratelimit:requests:${orgId}`),
+      await client.get(`gateway:ratelimit:requests:{${orgId}}`),
       String(CALLS),
       'one shared counter under redis.key_prefix, every call counted',
     );
-    const ttl = await client.pttl(`gateway:ratelimit:requests:${orgId}`);
+    const ttl = await client.pttl(`gateway:ratelimit:requests:{${orgId}}`);
     t.ok(ttl > 0 && ttl <= 60_000, `it expires with the window (${ttl} ms left)`);
   },
 );

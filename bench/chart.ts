@@ -1,5 +1,5 @@
 // The chart image: grouped bars of CPU per request (per scenario) and of the time to first byte (per concurrency).
-import { ADDED_TTFB_LIMIT_MS, CPU_RATIO_LIMIT, MESSAGES_STREAM_CPU_LIMIT, rowFor, type SummaryRow } from './summary.js';
+import { ADDED_TTFB_LIMITS_MS, FULL_CHAIN_CPU_LIMITS, rowFor, type SummaryRow } from './summary.js';
 import type { TtfbResult } from './ttfb.js';
 
 interface Group {
@@ -17,7 +17,18 @@ interface Panel {
   format: (value: number) => string;
 }
 
-const COLORS = ['#8c8c8c', '#4e79a7', '#59a14f', '#e15759', '#f28e2b', '#b07aa1', '#76b7b2', '#9c755f'];
+const COLORS = [
+  '#8c8c8c',
+  '#bab0ac',
+  '#4e79a7',
+  '#59a14f',
+  '#e15759',
+  '#f28e2b',
+  '#b07aa1',
+  '#76b7b2',
+  '#9c755f',
+  '#ff9da7',
+];
 const STACK_COLOR = '#edc948';
 const WIDTH = 960;
 const LEGEND_ITEM_WIDTH = 150;
@@ -33,12 +44,12 @@ export function chartSvg(
   caption: string,
 ): string {
   const cpu: Panel = {
-    title: `CPU per request of the process under test, µs (direct = the sim; dashed: ${CPU_RATIO_LIMIT}x http-proxy-3, dotted: ${MESSAGES_STREAM_CPU_LIMIT}x)`,
+    title: `CPU per request of the process under test, µs (direct = the sim; dashed: the full chain's limit, ${Object.values(FULL_CHAIN_CPU_LIMITS).join('/')}x http-proxy-3)`,
     groups: scenarios.map((scenario) => {
       const bare = rowFor(rows, 'http-proxy-3', scenario);
-      const limits = bare === undefined ? [] : [{ value: bare.cpuUsPerRequest * CPU_RATIO_LIMIT, dash: '5,4' }];
-      if (bare !== undefined && bare.cpuUsPerChunk !== null && targets.includes('gateway-messages'))
-        limits.push({ value: bare.cpuUsPerRequest * MESSAGES_STREAM_CPU_LIMIT, dash: '2,3' });
+      const limit = FULL_CHAIN_CPU_LIMITS[scenario];
+      const limits =
+        bare === undefined || limit === undefined ? [] : [{ value: bare.cpuUsPerRequest * limit, dash: '5,4' }];
       const stacked = targets.map((target) => rowFor(rows, target, scenario)?.redisCpuUsPerRequest ?? undefined);
       return {
         label: scenario,
@@ -51,15 +62,16 @@ export function chartSvg(
   };
   const concurrencies = [...new Set(ttfb.map((result) => result.concurrency))];
   const firstByte: Panel = {
-    title: `Time to first body byte, p50, ms (chat path, stream, ttft 0; dashed: direct + ${ADDED_TTFB_LIMIT_MS} ms)`,
+    title: `Time to first body byte, p50, ms (chat path, stream, ttft 0; dashed: direct + the full chain's limit)`,
     groups: concurrencies.map((concurrency) => {
       const at = (target: string): number | undefined =>
         ttfb.find((result) => result.concurrency === concurrency && result.target === target)?.p50Ms;
       const direct = at('direct');
+      const limit = ADDED_TTFB_LIMITS_MS[concurrency];
       return {
         label: `concurrency ${concurrency}`,
         values: targets.map(at),
-        limits: direct === undefined ? [] : [{ value: direct + ADDED_TTFB_LIMIT_MS, dash: '5,4' }],
+        limits: direct === undefined || limit === undefined ? [] : [{ value: direct + limit, dash: '5,4' }],
       };
     }),
     format: (value) => value.toFixed(2),

@@ -33,8 +33,6 @@ export interface CellResult {
   /** CPU time of the target's redis-server over the run, milliseconds; null for a target without one. */
   redisCpuMs: number | null;
   cpuUsPerRequest: number;
-  /** Per streamed content chunk; null for a non-streamed scenario. */
-  cpuUsPerChunk: number | null;
   rssMb: number;
   /** CPU time the hypervisor took from this machine during the cell, percent of all CPUs (noise warning). */
   stealPct: number;
@@ -85,7 +83,6 @@ export async function runCell(
     simCpuMs,
     redisCpuMs,
     cpuUsPerRequest: perRequest,
-    cpuUsPerChunk: scenario.chunks > 0 ? perRequest / scenario.chunks : null,
     rssMb: target.server.rssMb(),
     stealPct: steal,
     otherPct: otherPercent(machineBefore, machineAfter, ownMs),

@@ -15,6 +15,14 @@ export interface ServerSpec {
   port: number;
   /** Where the child's stdout goes (a file path), or nowhere. */
   stdoutFile?: string;
+  /** How long a stop waits after SIGTERM before SIGKILL (longer for a process that writes a CPU profile as it exits). */
+  stopGraceMs?: number;
+}
+
+/** How a Node server is started: node's flags (before the script), and how long a stop waits for it to exit. */
+export interface Launch {
+  nodeArgs: string[];
+  stopGraceMs?: number;
 }
 
 export interface ServerProcess {
@@ -28,7 +36,8 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-const READY_TIMEOUT_MS = 15_000;
+// Generous: several servers start at once, and a gateway loads its tokenizer and schemas before it listens.
+const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 3_000;
 const running = new Set<ServerProcess>();
 
@@ -66,7 +75,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     rssMb: () => readRssMb(pid),
     stop: async () => {
       running.delete(server);
-      await stopChild(child, exited);
+      await stopChild(child, exited, spec.stopGraceMs ?? STOP_GRACE_MS);
     },
   };
   running.add(server);
@@ -99,10 +108,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+async function stopChild(child: ChildProcess, exited: Promise<number | null>, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
-  const stopped = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+  const stopped = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
   if (!stopped) {
     child.kill('SIGKILL');
     await exited;

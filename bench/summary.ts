@@ -1,5 +1,6 @@
 // The repeats of each cell folded into one row (medians), and the issue's targets judged on those rows.
 import type { CellResult } from './load.js';
+import type { MemoryResult } from './memory.js';
 import { median } from './stats.js';
 import type { TtfbResult } from './ttfb.js';
 
@@ -11,7 +12,6 @@ export interface SummaryRow {
   p50Ms: number;
   p99Ms: number;
   cpuUsPerRequest: number;
-  cpuUsPerChunk: number | null;
   /** The highest resident memory seen after a repeat. */
   rssMb: number;
   simCpuUsPerRequest: number;
@@ -33,22 +33,36 @@ export interface Verdict {
   pass: boolean;
 }
 
-/** The gateway's CPU per request may be at most this many times the bare http-proxy-3 pass-through's. */
-export const CPU_RATIO_LIMIT = 1.5;
-/** The time to first byte the gateway adds, at p50, at most this many milliseconds. */
-export const ADDED_TTFB_LIMIT_MS = 1;
-/** The message dialect's issue: CPU per streamed request (stream-burst, stream-paced) at most this many times http-proxy-3's. */
-export const MESSAGES_STREAM_CPU_LIMIT = 2;
-/** The message dialect's issue: CPU per paced chunk (stream-paced) at most this many times http-proxy-3's. */
-export const MESSAGES_PACED_CHUNK_LIMIT = 1.3;
-/** The scenario whose CPU per chunk the message dialect's chunk target is judged on. */
+// The issue's targets (#13), each against the bare http-proxy-3 pass-through of the same run unless said otherwise.
+
+/** The full chain (gateway-full) CPU per request, per scenario, at most this many times http-proxy-3's. */
+export const FULL_CHAIN_CPU_LIMITS: Readonly<Record<string, number>> = {
+  nonstream: 1.3,
+  'stream-burst': 1.6,
+  'stream-paced': 1.3,
+};
+/** gateway-full-redis (its own process; the redis-server's CPU shown beside it) on this scenario, at most this. */
+export const REDIS_CPU_LIMIT = 1.6;
+const REDIS_SCENARIO = 'nonstream';
+/** The full chain's CPU per paced chunk (see chunkCost), at most this many times http-proxy-3's. */
+export const PACED_CHUNK_LIMIT = 1.2;
 const PACED_SCENARIO = 'stream-paced';
-/** The full chain's issue (auth + validation + rate limit + metering): CPU per request at most this many times http-proxy-3's, chat path. */
-export const FULL_CHAIN_CPU_LIMIT = 1.5;
-/** The full-chain targets, judged against FULL_CHAIN_CPU_LIMIT in every scenario. */
-export const FULL_CHAIN_TARGETS = ['gateway-full', 'gateway-full-redis'];
-/** The full chain's target is set on this scenario; the others are reported beside it. */
-const FULL_CHAIN_PRIMARY = 'nonstream';
+const NONSTREAM_SCENARIO = 'nonstream';
+/** The message and responses dialects' CPU per request, at most this many times the chat path's (plain gateway). */
+export const DIALECT_LIMIT = 1.15;
+const OTHER_DIALECTS = ['gateway-messages', 'gateway-responses'];
+/** The time to first byte the full chain adds over the sim at p50, per concurrency, at most this many ms. */
+export const ADDED_TTFB_LIMITS_MS: Readonly<Record<number, number>> = { 1: 1, 16: 2 };
+/** The full chain's resident memory, MB: idle after start, and with OPEN_STREAMS streams open. */
+export const IDLE_RSS_LIMIT_MB = 100;
+export const OPEN_STREAMS_RSS_LIMIT_MB = 250;
+/** The full chain's throughput at least this many times Portkey's, on these scenarios (paced streams are pace-bound). */
+export const PORTKEY_THROUGHPUT_MIN = 10;
+const PORTKEY_SCENARIOS = ['nonstream', 'stream-burst'];
+/** The full chain (the targets are set on it), with its counters in Redis, and the floor it is measured against. */
+const FULL = 'gateway-full';
+const FULL_REDIS = 'gateway-full-redis';
+const BARE = 'http-proxy-3';
 
 export function summarize(cells: readonly CellResult[]): SummaryRow[] {
   const groups = new Map<string, CellResult[]>();
@@ -67,7 +81,6 @@ export function summarize(cells: readonly CellResult[]): SummaryRow[] {
       p50Ms: pick((cell) => cell.p50Ms),
       p99Ms: pick((cell) => cell.p99Ms),
       cpuUsPerRequest: pick((cell) => cell.cpuUsPerRequest),
-      cpuUsPerChunk: first.cpuUsPerChunk === null ? null : pick((cell) => cell.cpuUsPerChunk ?? Number.NaN),
       rssMb: Math.max(...group.map((cell) => cell.rssMb)),
       simCpuUsPerRequest: pick((cell) => (cell.requests > 0 ? (cell.simCpuMs * 1000) / cell.requests : Number.NaN)),
       redisCpuUsPerRequest:
@@ -90,115 +103,172 @@ export function rowFor(rows: readonly SummaryRow[], target: string, scenario: st
 }
 
 /**
- * The chat path: one CPU verdict per scenario. The message path: CPU per request on each streamed scenario, and CPU
- * per chunk on stream-paced. The full chain (gateway-full, gateway-full-redis): one CPU verdict per scenario, with the
- * ratio to the plain gateway and redis-server's share beside it. Then one verdict per concurrency for the added time
- * to first byte (chat path).
- * Every CPU ratio is against the bare http-proxy-3's chat row of the same scenario.
+ * The marginal CPU cost of one streamed chunk: (CPU per request on the streamed scenario - CPU per request
+ * non-streamed) / chunks, what a target spends per chunk over a request's fixed cost. Undefined without both rows.
  */
-export function judge(
+export function chunkCost(
   rows: readonly SummaryRow[],
-  ttfb: readonly TtfbResult[],
-  scenarios: readonly string[],
-): Verdict[] {
+  target: string,
+  scenario: string,
+  chunks: number,
+): number | undefined {
+  const streamed = rowFor(rows, target, scenario);
+  const whole = rowFor(rows, target, NONSTREAM_SCENARIO);
+  return streamed === undefined || whole === undefined || chunks <= 0
+    ? undefined
+    : (streamed.cpuUsPerRequest - whole.cpuUsPerRequest) / chunks;
+}
+
+/** What the verdicts read besides the load's rows. */
+export interface JudgeInputs {
+  ttfb: readonly TtfbResult[];
+  memory: MemoryResult | undefined;
+  scenarios: readonly string[];
+  /** Content chunks per streamed request. */
+  chunks: number;
+}
+
+/**
+ * The issue's targets, each a PASS or a MISS: the full chain's CPU per request (each scenario) and per paced chunk
+ * against http-proxy-3's; with Redis counters non-streamed; the other dialects against the chat path; the full chain's
+ * added time to first byte, its memory, and its throughput against Portkey's.
+ */
+export function judge(rows: readonly SummaryRow[], inputs: JudgeInputs): Verdict[] {
+  const { scenarios } = inputs;
   const verdicts: Verdict[] = [];
+  const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`;
   for (const scenario of scenarios) {
-    const gateway = rowFor(rows, 'gateway', scenario);
-    const bare = rowFor(rows, 'http-proxy-3', scenario);
-    if (gateway === undefined || bare === undefined) continue;
-    const ratio = gateway.cpuUsPerRequest / bare.cpuUsPerRequest;
+    const full = rowFor(rows, FULL, scenario);
+    const bare = rowFor(rows, BARE, scenario);
+    const limit = FULL_CHAIN_CPU_LIMITS[scenario];
+    if (full === undefined || bare === undefined || limit === undefined) continue;
+    const plain = rowFor(rows, 'gateway', scenario);
     verdicts.push({
-      goal: `${scenario}: gateway CPU/request <= ${CPU_RATIO_LIMIT}x bare http-proxy-3`,
-      measured: `${gateway.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x`,
-      pass: ratio <= CPU_RATIO_LIMIT,
+      goal: `${scenario}: ${FULL} (default chain) CPU/request <= ${limit}x bare ${BARE}`,
+      measured: `${us(full.cpuUsPerRequest)} / ${us(bare.cpuUsPerRequest)} us = ${ratio(full.cpuUsPerRequest, bare.cpuUsPerRequest)}${plain === undefined ? '' : ` (${ratio(full.cpuUsPerRequest, plain.cpuUsPerRequest)} the plain gateway)`}`,
+      pass: full.cpuUsPerRequest <= limit * bare.cpuUsPerRequest,
     });
   }
-  for (const scenario of scenarios) {
-    const messages = rowFor(rows, 'gateway-messages', scenario);
-    const bare = rowFor(rows, 'http-proxy-3', scenario);
-    if (messages === undefined || bare === undefined || messages.cpuUsPerChunk === null) continue;
-    const ratio = messages.cpuUsPerRequest / bare.cpuUsPerRequest;
+  const redis = rowFor(rows, FULL_REDIS, REDIS_SCENARIO);
+  const redisBare = rowFor(rows, BARE, REDIS_SCENARIO);
+  if (redis !== undefined && redisBare !== undefined) {
+    const server =
+      redis.redisCpuUsPerRequest === null
+        ? ''
+        : `; redis-server +${us(redis.redisCpuUsPerRequest)} us/req beside it, together ${ratio(redis.cpuUsPerRequest + redis.redisCpuUsPerRequest, redisBare.cpuUsPerRequest)}`;
     verdicts.push({
-      goal: `${scenario}: gateway-messages CPU/request <= ${MESSAGES_STREAM_CPU_LIMIT}x bare http-proxy-3`,
-      measured: `${messages.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x`,
-      pass: ratio <= MESSAGES_STREAM_CPU_LIMIT,
+      goal: `${REDIS_SCENARIO}: ${FULL_REDIS} (Redis counters) CPU/request of the gateway <= ${REDIS_CPU_LIMIT}x bare ${BARE}`,
+      measured: `${us(redis.cpuUsPerRequest)} / ${us(redisBare.cpuUsPerRequest)} us = ${ratio(redis.cpuUsPerRequest, redisBare.cpuUsPerRequest)}${server}`,
+      pass: redis.cpuUsPerRequest <= REDIS_CPU_LIMIT * redisBare.cpuUsPerRequest,
     });
   }
-  const pacedMessages = rowFor(rows, 'gateway-messages', PACED_SCENARIO);
-  const pacedBare = rowFor(rows, 'http-proxy-3', PACED_SCENARIO);
-  if (
-    pacedMessages !== undefined &&
-    pacedBare !== undefined &&
-    pacedMessages.cpuUsPerChunk !== null &&
-    pacedBare.cpuUsPerChunk !== null
-  ) {
-    const ratio = pacedMessages.cpuUsPerChunk / pacedBare.cpuUsPerChunk;
+  const fullChunk = chunkCost(rows, FULL, PACED_SCENARIO, inputs.chunks);
+  const bareChunk = chunkCost(rows, BARE, PACED_SCENARIO, inputs.chunks);
+  if (fullChunk !== undefined && bareChunk !== undefined)
     verdicts.push({
-      goal: `${PACED_SCENARIO}: gateway-messages CPU/chunk <= ${MESSAGES_PACED_CHUNK_LIMIT}x bare http-proxy-3`,
-      measured: `${pacedMessages.cpuUsPerChunk.toFixed(2)} / ${pacedBare.cpuUsPerChunk.toFixed(2)} us = ${ratio.toFixed(2)}x`,
-      pass: ratio <= MESSAGES_PACED_CHUNK_LIMIT,
+      goal: `per paced chunk: ${FULL} CPU <= ${PACED_CHUNK_LIMIT}x bare ${BARE}`,
+      measured: `${fullChunk.toFixed(1)} / ${bareChunk.toFixed(1)} us = ${ratio(fullChunk, bareChunk)}`,
+      pass: fullChunk <= PACED_CHUNK_LIMIT * bareChunk,
     });
-  }
-  for (const target of FULL_CHAIN_TARGETS) {
+  for (const target of OTHER_DIALECTS) {
     for (const scenario of scenarios) {
-      const full = rowFor(rows, target, scenario);
-      const bare = rowFor(rows, 'http-proxy-3', scenario);
-      if (full === undefined || bare === undefined) continue;
-      const ratio = full.cpuUsPerRequest / bare.cpuUsPerRequest;
-      const plain = rowFor(rows, 'gateway', scenario);
-      const redis =
-        full.redisCpuUsPerRequest === null
-          ? ''
-          : `; redis-server +${full.redisCpuUsPerRequest.toFixed(0)} us/req, together ${((full.cpuUsPerRequest + full.redisCpuUsPerRequest) / bare.cpuUsPerRequest).toFixed(2)}x`;
+      const other = rowFor(rows, target, scenario);
+      const chat = rowFor(rows, 'gateway', scenario);
+      if (other === undefined || chat === undefined) continue;
       verdicts.push({
-        goal: `${scenario}${scenario === FULL_CHAIN_PRIMARY ? ' (primary)' : ''}: ${target} (full chain) CPU/request <= ${FULL_CHAIN_CPU_LIMIT}x bare http-proxy-3`,
-        measured: `${full.cpuUsPerRequest.toFixed(0)} / ${bare.cpuUsPerRequest.toFixed(0)} us = ${ratio.toFixed(2)}x${plain === undefined ? '' : ` (${(full.cpuUsPerRequest / plain.cpuUsPerRequest).toFixed(2)}x plain gateway)`}${redis}`,
-        pass: ratio <= FULL_CHAIN_CPU_LIMIT,
+        goal: `${scenario}: ${target} CPU/request <= ${DIALECT_LIMIT}x the chat path (gateway)`,
+        measured: `${us(other.cpuUsPerRequest)} / ${us(chat.cpuUsPerRequest)} us = ${ratio(other.cpuUsPerRequest, chat.cpuUsPerRequest)}`,
+        pass: other.cpuUsPerRequest <= DIALECT_LIMIT * chat.cpuUsPerRequest,
       });
     }
   }
-  for (const result of ttfb.filter((entry) => entry.target === 'gateway')) {
+  for (const result of inputs.ttfb.filter((entry) => entry.target === FULL)) {
+    const limit = ADDED_TTFB_LIMITS_MS[result.concurrency];
+    if (limit === undefined) continue;
     verdicts.push({
-      goal: `c=${result.concurrency}: time to first byte added by the gateway <= ${ADDED_TTFB_LIMIT_MS} ms at p50`,
-      measured: `+${result.addedP50Ms.toFixed(3)} ms (p99 +${result.addedP99Ms.toFixed(3)} ms)`,
-      pass: result.addedP50Ms <= ADDED_TTFB_LIMIT_MS,
+      goal: `c=${result.concurrency}: time to first byte added by ${FULL} over the sim <= ${limit} ms at p50`,
+      measured: `+${result.addedP50Ms.toFixed(3)} ms (p99 +${result.addedP99Ms.toFixed(3)} ms)${result.overProxyP50Ms === null ? '' : `; over bare ${BARE}: ${signed(result.overProxyP50Ms)} ms at p50`}`,
+      pass: result.addedP50Ms <= limit,
+    });
+  }
+  const memory = inputs.memory;
+  if (memory !== undefined) {
+    verdicts.push({
+      goal: `${memory.target} resident memory idle after start <= ${IDLE_RSS_LIMIT_MB} MB`,
+      measured: `${memory.idleMb.toFixed(0)} MB`,
+      pass: memory.idleMb <= IDLE_RSS_LIMIT_MB,
+    });
+    const all = memory.maxOpen === memory.streams;
+    verdicts.push({
+      goal: `${memory.target} resident memory with ${memory.streams} open streams <= ${OPEN_STREAMS_RSS_LIMIT_MB} MB`,
+      measured: `${memory.openMb.toFixed(0)} MB${all ? '' : ` (only ${memory.maxOpen} were open at once: not judged)`}; ${memory.afterMb.toFixed(0)} MB after they ended`,
+      pass: all && memory.openMb <= OPEN_STREAMS_RSS_LIMIT_MB,
+    });
+  }
+  for (const scenario of PORTKEY_SCENARIOS) {
+    const full = rowFor(rows, FULL, scenario);
+    const portkey = rowFor(rows, 'portkey', scenario);
+    if (full === undefined || portkey === undefined) continue;
+    verdicts.push({
+      goal: `${scenario}: ${FULL} req/s >= ${PORTKEY_THROUGHPUT_MIN}x portkey's (machine-bound: load generator and both servers share the CPUs)`,
+      measured: `${full.rps.toFixed(0)} / ${portkey.rps.toFixed(0)} req/s = ${ratio(full.rps, portkey.rps)}; CPU/request portkey ${us(portkey.cpuUsPerRequest)} / ${FULL} ${us(full.cpuUsPerRequest)} us = ${ratio(portkey.cpuUsPerRequest, full.cpuUsPerRequest)}`,
+      pass: full.rps >= PORTKEY_THROUGHPUT_MIN * portkey.rps,
     });
   }
   return verdicts;
 }
 
-/** The gateway paths that have no target of their own: their CPU per request against http-proxy-3's, per scenario, to read. */
-export function unjudgedRatios(
-  rows: readonly SummaryRow[],
-  scenarios: readonly string[],
-  targets: readonly string[],
-): string[] {
-  return targets.flatMap((target) => {
-    const ratios = scenarios.flatMap((scenario) => {
+/** Ratios printed under the verdicts with no target of their own: the plain gateway, Redis streamed, Portkey paced. */
+export function unjudgedRatios(rows: readonly SummaryRow[], scenarios: readonly string[]): string[] {
+  const lines: string[] = [];
+  const cpuRatios = (target: string, only: (scenario: string) => boolean): string[] =>
+    scenarios.filter(only).flatMap((scenario) => {
       const row = rowFor(rows, target, scenario);
-      const bare = rowFor(rows, 'http-proxy-3', scenario);
+      const bare = rowFor(rows, BARE, scenario);
       return row === undefined || bare === undefined
         ? []
         : [`${scenario} ${(row.cpuUsPerRequest / bare.cpuUsPerRequest).toFixed(2)}x`];
     });
-    return ratios.length === 0
-      ? []
-      : [`----  ${target} (no target): CPU/request vs bare http-proxy-3: ${ratios.join(', ')}`];
+  const plain = cpuRatios('gateway', () => true);
+  if (plain.length > 0) lines.push(`----  gateway (no plugins): CPU/request vs bare ${BARE}: ${plain.join(', ')}`);
+  const redis = cpuRatios(FULL_REDIS, (scenario) => scenario !== REDIS_SCENARIO);
+  if (redis.length > 0) lines.push(`----  ${FULL_REDIS}: CPU/request vs bare ${BARE}: ${redis.join(', ')}`);
+  const full = rowFor(rows, FULL, PACED_SCENARIO);
+  const portkey = rowFor(rows, 'portkey', PACED_SCENARIO);
+  if (full !== undefined && portkey !== undefined)
+    lines.push(
+      `----  ${PACED_SCENARIO} (pace-bound req/s): ${FULL} ${full.rps.toFixed(0)} / portkey ${portkey.rps.toFixed(0)} req/s; CPU/request portkey ÷ ${FULL} ${(portkey.cpuUsPerRequest / full.cpuUsPerRequest).toFixed(2)}x`,
+    );
+  return lines;
+}
+
+/** Which bare pass-through spends less per chunk (chunkCost) on each streaming scenario, with req/s and p50 beside it. */
+export function upstreamLegChoice(
+  rows: readonly SummaryRow[],
+  streamingScenarios: readonly string[],
+  chunks: number,
+): string[] {
+  return streamingScenarios.flatMap((scenario) => {
+    const proxy = rowFor(rows, BARE, scenario);
+    const undici = rowFor(rows, 'undici', scenario);
+    const proxyChunk = chunkCost(rows, BARE, scenario, chunks);
+    const undiciChunk = chunkCost(rows, 'undici', scenario, chunks);
+    if (proxy === undefined || undici === undefined || proxyChunk === undefined || undiciChunk === undefined) return [];
+    const faster = undiciChunk < proxyChunk ? 'undici' : BARE;
+    const describe = (row: SummaryRow, chunk: number): string =>
+      `${chunk.toFixed(2)} us/chunk, ${row.rps.toFixed(0)} req/s, p50 ${row.p50Ms} ms`;
+    return [
+      `${scenario}: undici ${describe(undici, undiciChunk)} | ${BARE} ${describe(proxy, proxyChunk)} -> ${faster} uses less CPU`,
+    ];
   });
 }
 
-/** Which bare pass-through is faster on each streaming scenario: lower CPU per chunk, with req/s and p50 beside it. */
-export function upstreamLegChoice(rows: readonly SummaryRow[], streamingScenarios: readonly string[]): string[] {
-  return streamingScenarios.flatMap((scenario) => {
-    const proxy = rowFor(rows, 'http-proxy-3', scenario);
-    const undici = rowFor(rows, 'undici', scenario);
-    if (proxy === undefined || undici === undefined || proxy.cpuUsPerChunk === null || undici.cpuUsPerChunk === null)
-      return [];
-    const faster = undici.cpuUsPerChunk < proxy.cpuUsPerChunk ? 'undici' : 'http-proxy-3';
-    const describe = (row: SummaryRow): string =>
-      `${row.cpuUsPerChunk!.toFixed(2)} us/chunk, ${row.rps.toFixed(0)} req/s, p50 ${row.p50Ms} ms`;
-    return [`${scenario}: undici ${describe(undici)} | http-proxy-3 ${describe(proxy)} -> ${faster} uses less CPU`];
-  });
+function us(value: number): string {
+  return value.toFixed(0);
+}
+
+function signed(value: number): string {
+  return `${value >= 0 ? '+' : ''}${value.toFixed(3)}`;
 }
 
 function sum(values: readonly number[]): number {

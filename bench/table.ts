@@ -1,5 +1,7 @@
-// The console report: the matrix, the ratios to the bare pass-through, the time to first byte, the verdicts.
-import { rowFor, type SummaryRow, type Verdict } from './summary.js';
+// The console report: the matrix, the ratios to the bare pass-through, the cost per chunk, the time to first byte, the
+// memory, the verdicts.
+import { MEMORY_SCENARIO, SETTLE_S, type MemoryResult } from './memory.js';
+import { chunkCost, rowFor, type SummaryRow, type Verdict } from './summary.js';
 import type { TtfbResult } from './ttfb.js';
 
 type Cell = string | number | null;
@@ -16,7 +18,6 @@ export function matrixTable(
     'p50 ms',
     'p99 ms',
     'CPU us/req',
-    'CPU us/chunk',
     'RSS MB',
     'sim us/req',
     'redis us/req',
@@ -37,7 +38,6 @@ export function matrixTable(
         row.p50Ms,
         row.p99Ms,
         row.cpuUsPerRequest.toFixed(1),
-        row.cpuUsPerChunk?.toFixed(2) ?? '-',
         row.rssMb.toFixed(0),
         row.simCpuUsPerRequest.toFixed(1),
         row.redisCpuUsPerRequest?.toFixed(1) ?? '-',
@@ -51,7 +51,16 @@ export function matrixTable(
 }
 
 /** Targets compared in the ratio table, each against the bare pass-throughs (and the gateway's paths against its chat path). */
-const COMPARED = ['undici', 'gateway', 'gateway-messages', 'gateway-responses', 'gateway-full', 'gateway-full-redis'];
+const COMPARED = [
+  'nginx',
+  'undici',
+  'gateway',
+  'gateway-messages',
+  'gateway-responses',
+  'gateway-full',
+  'gateway-full-redis',
+  'portkey',
+];
 
 /**
  * Each proxy against the bare pass-throughs' chat rows of the same scenario: CPU per request and throughput, as
@@ -94,8 +103,51 @@ export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly stri
   return layout(header, body);
 }
 
+/**
+ * Per target, CPU per request in each scenario and the marginal cost of a chunk (chunkCost): burst and paced, the paced
+ * one also as a ratio to http-proxy-3's.
+ */
+export function chunkTable(rows: readonly SummaryRow[], targets: readonly string[], chunks: number): string {
+  const header = [
+    'target',
+    'nonstream us/req',
+    'burst us/req',
+    'paced us/req',
+    'us/burst chunk',
+    'us/paced chunk',
+    'paced chunk / http-proxy-3',
+  ];
+  const bare = chunkCost(rows, 'http-proxy-3', 'stream-paced', chunks);
+  const fixed = (value: number | undefined, digits: number): string => value?.toFixed(digits) ?? '-';
+  const body: Cell[][] = targets.flatMap((target) => {
+    if (rowFor(rows, target, 'nonstream') === undefined) return [];
+    const paced = chunkCost(rows, target, 'stream-paced', chunks);
+    return [
+      [
+        target,
+        fixed(rowFor(rows, target, 'nonstream')?.cpuUsPerRequest, 1),
+        fixed(rowFor(rows, target, 'stream-burst')?.cpuUsPerRequest, 1),
+        fixed(rowFor(rows, target, 'stream-paced')?.cpuUsPerRequest, 1),
+        fixed(chunkCost(rows, target, 'stream-burst', chunks), 1),
+        fixed(paced, 1),
+        paced === undefined || bare === undefined ? '-' : `${(paced / bare).toFixed(2)}x`,
+      ],
+    ];
+  });
+  return layout(header, body);
+}
+
 export function ttfbTable(results: readonly TtfbResult[]): string {
-  const header = ['concurrency', 'target', 'p50 ms', 'p99 ms', 'added p50 ms', 'added p99 ms', 'samples'];
+  const header = [
+    'concurrency',
+    'target',
+    'p50 ms',
+    'p99 ms',
+    'added p50 ms',
+    'added p99 ms',
+    'over http-proxy-3 p50 ms',
+    'samples',
+  ];
   const body: Cell[][] = results.map((result) => [
     result.concurrency,
     result.target,
@@ -103,9 +155,28 @@ export function ttfbTable(results: readonly TtfbResult[]): string {
     result.p99Ms.toFixed(3),
     signed(result.addedP50Ms),
     signed(result.addedP99Ms),
+    result.overProxyP50Ms === null ? '-' : signed(result.overProxyP50Ms),
     result.samples,
   ]);
   return layout(header, body);
+}
+
+/** Each process's resident memory after start (before any request), then the memory pass's figures. */
+export function memoryTable(idleRssMb: Readonly<Record<string, number>>, memory: MemoryResult | undefined): string {
+  const idle = layout(
+    ['process', 'idle RSS MB'],
+    Object.entries(idleRssMb).map(([name, mb]) => [name, mb.toFixed(0)]),
+  );
+  if (memory === undefined) return idle;
+  const opened = Number.isFinite(memory.allOpenAfterMs)
+    ? `all ${memory.streams} open ${(memory.allOpenAfterMs / 1000).toFixed(1)} s after the first request`
+    : `at most ${memory.maxOpen} of ${memory.streams} open at once`;
+  return [
+    idle,
+    '',
+    `${memory.target}: ${memory.streams} streams (${MEMORY_SCENARIO.about}), ${opened}${memory.failed > 0 ? `, ${memory.failed} failed` : ''}:`,
+    `  idle ${memory.idleMb.toFixed(0)} MB | with ${memory.maxOpen} open ${memory.openMb.toFixed(0)} MB (peak ${memory.peakMb.toFixed(0)} MB) | ${SETTLE_S} s after the last ended ${memory.afterMb.toFixed(0)} MB`,
+  ].join('\n');
 }
 
 /** PASS or MISS per verdict, then the lines to read without a verdict. */

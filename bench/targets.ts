@@ -1,30 +1,38 @@
-// The servers the load is sent to, each its own process: the sim itself, two bare proxies and three gateways. The plain
-// gateway (no plugins) is three targets: one process, one path per dialect (chat completions, messages, responses).
-// The full-chain gateways (auth, rate limit, metering; in-process counters, or Redis's) are one process each, chat path.
+// The servers the load is sent to, each its own process: the sim itself, nginx, two bare Node proxies, three gateways
+// and Portkey. The plain gateway (no plugins) is three targets: one process, one path per dialect (chat completions,
+// messages, responses). The full-chain gateways (the default plugin chain; rate-limit counters in process, or in
+// Redis) are one process each, chat path. nginx and Portkey run only when installed.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { loadConfig } from '../config/load.js';
+import type { PluginEntry } from '../config/types.js';
 import { openStore } from '../store/store.js';
-import { freePort, startServer, type ServerProcess } from './processes.js';
+import { findNginx, startNginx } from './nginx.js';
+import { findPortkey, portkeyHeaders, startPortkey } from './portkey.js';
+import { freePort, startServer, type Launch, type ServerProcess } from './processes.js';
 import { redisServerVersion, startRedis, type BenchRedis } from './redis.js';
 import { DIALECT_PATHS, requestBody, requestHeaders, scenarioNamed, SIM_HEADER_NAMES } from './scenarios.js';
 import type { DialectName } from '../proxy/dialect.js';
 
 export type TargetName =
   | 'direct'
+  | 'nginx'
   | 'http-proxy-3'
   | 'undici'
   | 'gateway'
   | 'gateway-messages'
   | 'gateway-responses'
   | 'gateway-full'
-  | 'gateway-full-redis';
+  | 'gateway-full-redis'
+  | 'portkey';
 
 /** Every target, in the order of the report. */
 export const TARGET_NAMES: readonly TargetName[] = [
   'direct',
+  'nginx',
   'http-proxy-3',
   'undici',
   'gateway',
@@ -32,7 +40,11 @@ export const TARGET_NAMES: readonly TargetName[] = [
   'gateway-responses',
   'gateway-full',
   'gateway-full-redis',
+  'portkey',
 ];
+
+/** The targets whose process is not a Node program (no CPU profile). */
+const NOT_NODE: ReadonlySet<TargetName> = new Set(['nginx']);
 
 export interface Target {
   name: TargetName;
@@ -59,20 +71,42 @@ export interface Targets {
   processes: ServerProcess[];
   /** Why a target was left out (its path not served yet, redis-server missing), to print. */
   notes: string[];
+  /** Each process's resident memory once all were listening, before any request, MB (by process name). */
+  idleRssMb: Record<string, number>;
+}
+
+/** A CPU profile of one target's process: node's --cpu-prof, written into `dir` when the process exits. */
+export interface ProfileRequest {
+  target: TargetName;
+  dir: string;
 }
 
 export const TARGET_ABOUT: Record<TargetName, string> = {
   direct: "the sim itself, no proxy (its CPU is the sim's)",
+  nginx: 'nginx, one process (master_process off), keep-alive upstream, proxy_buffering off: the practical limit',
   'http-proxy-3': 'bare http-proxy-3 pass-through (bench/bare-http-proxy.ts)',
   undici: 'bare undici Pool pass-through (bench/bare-undici.ts)',
   gateway: 'the gateway, chat path (POST /v1/chat/completions), no plugins, log level info',
   'gateway-messages': 'the same gateway process, message dialect (POST /v1/messages)',
   'gateway-responses': 'the same gateway process, responses dialect (POST /v1/responses)',
   'gateway-full':
-    'a gateway with the full chain (auth, ratelimit, meter; in-process counters), chat path, log level info',
+    'a gateway with the default plugin chain (auth, ratelimit, meter, promptcache, search; in-process counters), chat path, log level info',
   'gateway-full-redis':
-    'the same full chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
+    'the same chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
+  portkey:
+    "Portkey's gateway (@portkey-ai/gateway, BENCH_PORTKEY_DIR), openai provider with the sim as custom host, chat path",
 };
+
+/** The name of the process that serves a target (the plain gateway's three paths are one process). */
+export function processOf(target: TargetName): string {
+  if (target === 'direct') return 'sim';
+  return target === 'gateway-messages' || target === 'gateway-responses' ? 'gateway' : target;
+}
+
+/** Why a target cannot be profiled (not a Node program), or undefined when it can. */
+export function unprofilable(target: TargetName): string | undefined {
+  return NOT_NODE.has(target) ? `${target} is not a Node program: no --cpu-prof` : undefined;
+}
 
 /** The URL a target's requests go to. */
 export function targetUrl(target: Target): string {
@@ -86,12 +120,16 @@ export function selectTargets(value: string | undefined): Set<TargetName> {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  const unknown = asked.filter((name) => !(TARGET_NAMES as readonly string[]).includes(name));
+  const unknown = asked.filter((name) => !isTargetName(name));
   if (unknown.length > 0)
     throw new Error(
       `BENCH_TARGETS: unknown target(s) ${unknown.join(', ')}; the targets are ${TARGET_NAMES.join(', ')}`,
     );
   return new Set(TARGET_NAMES.filter((name) => name === 'direct' || asked.includes(name)));
+}
+
+export function isTargetName(name: string): name is TargetName {
+  return (TARGET_NAMES as readonly string[]).includes(name);
 }
 
 const UPSTREAM_MODEL = 'Qwen/Qwen3-8B';
@@ -103,41 +141,93 @@ const BENCH_ORG = 'bench';
 const BENCH_CREDITS_MICROS = 1_000_000 * 1_000_000;
 /** Per minute, for every counter of the one tier: far above what 2 cores can send, so no 429 interferes. */
 const UNREACHABLE_PER_MINUTE = 1_000_000_000;
-/** The plugin chain of the full-chain gateways, in order (BENCH_FULL_CHAIN overrides it). */
-export const FULL_CHAIN_PLUGINS: readonly string[] = ['auth', 'ratelimit', 'meter'];
+/** How long a profiled process may take to write its CPU profile after SIGTERM. */
+const PROFILE_WRITE_MS = 60_000;
+/** The default plugin chain (config/default.yaml), entries as written there, options included. */
+const DEFAULT_CHAIN: readonly PluginEntry[] = loadConfig(undefined, {}).config.plugins;
+/** The plugins of the full-chain gateways, in order: the default chain's (BENCH_FULL_CHAIN overrides it). */
+export const FULL_CHAIN_PLUGINS: readonly string[] = DEFAULT_CHAIN.flatMap((entry) =>
+  entry.name !== undefined ? [entry.name] : [],
+);
 
 /**
  * Starts the sim, then the servers in front of it that `only` needs. `gatewayLog`: a file for the gateways' logs (else
  * /dev/null). The gateway's messages and responses paths are probed once: one that answers 404 (not served yet) is left
- * out, with a note; so is gateway-full-redis when no redis-server is installed.
+ * out, with a note; so are gateway-full-redis without a redis-server, nginx without nginx, and portkey without
+ * `portkeyDir` (BENCH_PORTKEY_DIR). `profile`: that target's process runs under node's CPU profiler.
  */
 export async function startTargets(options: {
   gatewayLog?: string;
   only?: ReadonlySet<TargetName>;
   fullChain?: readonly string[];
+  portkeyDir?: string;
+  profile?: ProfileRequest;
 }): Promise<Targets> {
   const only = options.only ?? new Set(TARGET_NAMES);
   const chain = options.fullChain ?? FULL_CHAIN_PLUGINS;
+  const profile = options.profile;
+  /** The profiled process runs under the CPU profiler, and gets time to write its profile as it exits. */
+  const launch = (process: string): Launch =>
+    profile !== undefined && process === processOf(profile.target)
+      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profile.dir], stopGraceMs: PROFILE_WRITE_MS }
+      : { nodeArgs: [] };
   const simPort = await freePort();
   const sim = await startServer({
     name: 'sim',
-    args: [GATEWAY_BIN, 'sim', '--host', '127.0.0.1', '--port', String(simPort)],
+    args: [...launch('sim').nodeArgs, GATEWAY_BIN, 'sim', '--host', '127.0.0.1', '--port', String(simPort)],
     port: simPort,
+    stopGraceMs: launch('sim').stopGraceMs,
   });
   const notes: string[] = [];
   const redisVersion = only.has('gateway-full-redis') ? redisServerVersion() : undefined;
   if (only.has('gateway-full-redis') && redisVersion === undefined)
     notes.push('gateway-full-redis skipped: no redis-server on the PATH (apt-get install redis-server)');
+  const nginx = only.has('nginx') ? findNginx() : undefined;
+  if (only.has('nginx') && nginx === undefined)
+    notes.push('nginx skipped: no nginx on the PATH nor at /usr/sbin/nginx (apt-get install nginx-light)');
+  const portkey = only.has('portkey') && options.portkeyDir !== undefined ? findPortkey(options.portkeyDir) : undefined;
+  if (only.has('portkey') && portkey === undefined)
+    notes.push(
+      options.portkeyDir === undefined
+        ? 'portkey skipped: BENCH_PORTKEY_DIR is not set (bench/README.md says how to install Portkey under /tmp)'
+        : `portkey skipped: no @portkey-ai/gateway build in ${options.portkeyDir}`,
+    );
   const redis = redisVersion !== undefined ? await startRedis() : undefined;
   const plainGateway = only.has('gateway') || only.has('gateway-messages') || only.has('gateway-responses');
-  const [httpProxy, undici, gateway, full, fullRedis] = await Promise.all([
-    only.has('http-proxy-3') ? startBare('http-proxy-3', 'bare-http-proxy.js', sim.url) : undefined,
-    only.has('undici') ? startBare('undici', 'bare-undici.js', sim.url) : undefined,
-    plainGateway ? startGateway('gateway', sim.url, options.gatewayLog) : undefined,
-    only.has('gateway-full') ? startFullGateway('gateway-full', chain, sim.url, options.gatewayLog) : undefined,
-    redis !== undefined ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, redis) : undefined,
+  const [nginxServer, httpProxy, undici, gateway, full, fullRedis, portkeyServer] = await Promise.all([
+    nginx !== undefined ? startNginx(nginx, sim.url) : undefined,
+    only.has('http-proxy-3')
+      ? startBare('http-proxy-3', 'bare-http-proxy.js', sim.url, launch('http-proxy-3'))
+      : undefined,
+    only.has('undici') ? startBare('undici', 'bare-undici.js', sim.url, launch('undici')) : undefined,
+    plainGateway ? startGateway('gateway', sim.url, options.gatewayLog, launch('gateway')) : undefined,
+    only.has('gateway-full')
+      ? startFullGateway('gateway-full', chain, sim.url, options.gatewayLog, launch('gateway-full'))
+      : undefined,
+    redis !== undefined
+      ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, launch('gateway-full-redis'), redis)
+      : undefined,
+    portkey !== undefined ? startPortkey(portkey, launch('portkey')) : undefined,
   ]);
+  const processes = [
+    sim,
+    nginxServer,
+    httpProxy,
+    undici,
+    gateway,
+    full?.server,
+    fullRedis?.server,
+    portkeyServer,
+    redis?.process,
+  ].filter((server): server is ServerProcess => server !== undefined);
+  // Before the first request (the probes below): what each process holds just for having started.
+  const idleRssMb = Object.fromEntries(processes.map((server) => [server.name, server.rssMb()]));
+  if (nginx !== undefined) notes.push(`nginx: ${nginx.version} (${nginx.path})`);
+  if (portkey !== undefined) notes.push(`portkey: @portkey-ai/gateway ${portkey.version} (${portkey.script})`);
+
   const list: Target[] = [{ name: 'direct', model: UPSTREAM_MODEL, dialect: 'chat', server: sim }];
+  if (nginxServer !== undefined)
+    list.push({ name: 'nginx', model: UPSTREAM_MODEL, dialect: 'chat', server: nginxServer });
   if (httpProxy !== undefined)
     list.push({ name: 'http-proxy-3', model: UPSTREAM_MODEL, dialect: 'chat', server: httpProxy });
   if (undici !== undefined) list.push({ name: 'undici', model: UPSTREAM_MODEL, dialect: 'chat', server: undici });
@@ -177,10 +267,15 @@ export async function startTargets(options: {
       );
     list.push(target);
   }
-  const processes = [sim, httpProxy, undici, gateway, full?.server, fullRedis?.server, redis?.process].filter(
-    (server): server is ServerProcess => server !== undefined,
-  );
-  return { sim, list, processes, notes };
+  if (portkeyServer !== undefined)
+    list.push({
+      name: 'portkey',
+      model: UPSTREAM_MODEL,
+      dialect: 'chat',
+      server: portkeyServer,
+      headers: portkeyHeaders(sim.url),
+    });
+  return { sim, list, processes, notes, idleRssMb };
 }
 
 /** One small non-streamed request, to learn whether the path is served at all. */
@@ -194,9 +289,14 @@ async function probeTarget(target: Target): Promise<{ status: number; text: stri
   return { status: response.statusCode, text: await response.body.text() };
 }
 
-async function startBare(name: TargetName, script: string, upstream: string): Promise<ServerProcess> {
+async function startBare(name: TargetName, script: string, upstream: string, launch: Launch): Promise<ServerProcess> {
   const port = await freePort();
-  return startServer({ name, args: [join(BENCH_DIR, script), '--port', String(port), '--target', upstream], port });
+  return startServer({
+    name,
+    args: [...launch.nodeArgs, join(BENCH_DIR, script), '--port', String(port), '--target', upstream],
+    port,
+    stopGraceMs: launch.stopGraceMs,
+  });
 }
 
 /** The config both kinds of gateway share: the sim's headers forwarded, log level info; then `rest` (YAML). */
@@ -204,11 +304,12 @@ function gatewayConfig(rest: string): string {
   return `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\nlog:\n  level: info\n${rest}`;
 }
 
-/** `extraEnv` over the common environment: port, upstream, log level, data directory. */
+/** `config.env` over the common environment: port, upstream, log level, data directory. */
 async function startGateway(
   name: string,
   upstream: string,
   logFile: string | undefined,
+  launch: Launch,
   config?: { text: string; dir: string; env?: NodeJS.ProcessEnv },
 ): Promise<ServerProcess> {
   const port = await freePort();
@@ -218,7 +319,7 @@ async function startGateway(
   writeFileSync(file, config?.text ?? gatewayConfig('plugins: []\n'));
   return startServer({
     name,
-    args: [GATEWAY_BIN, 'start', '--config', file],
+    args: [...launch.nodeArgs, GATEWAY_BIN, 'start', '--config', file],
     env: {
       GATEWAY_PORT: String(port),
       GATEWAY_UPSTREAM_URL: `${upstream}/v1`,
@@ -229,6 +330,7 @@ async function startGateway(
     },
     port,
     ...(logFile !== undefined ? { stdoutFile: logFile } : {}),
+    stopGraceMs: launch.stopGraceMs,
   });
 }
 
@@ -242,14 +344,15 @@ interface FullGateway {
 
 /**
  * A gateway with the full chain in its own data directory: first an organization with plenty of credits and one API key
- * through the store, then a config with auth, ratelimit and meter and one rate-limit tier far above the bench's load.
- * With `redis`, its rate-limit counters (and revocation bus) are in that redis-server.
+ * through the store, then a config with the chain and one rate-limit tier far above the bench's load. With `redis`,
+ * its rate-limit counters (and revocation bus, prompt-cache registry) are in that redis-server.
  */
 async function startFullGateway(
   name: TargetName,
   chain: readonly string[],
   upstream: string,
   logFile: string | undefined,
+  launch: Launch,
   redis?: BenchRedis,
 ): Promise<FullGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-bench-`));
@@ -264,10 +367,10 @@ async function startFullGateway(
   }
   const limit = UNREACHABLE_PER_MINUTE;
   const text = gatewayConfig(
-    `plugins:\n${chain.map((plugin) => `  - name: ${plugin}\n`).join('')}` +
+    pluginsConfig(chain) +
       `limits:\n  tiers:\n    - { name: Bench, from_spend: 0, requests_per_minute: ${limit}, input_tokens_per_minute: ${limit}, output_tokens_per_minute: ${limit} }\n`,
   );
-  const server = await startGateway(name, upstream, logFile, {
+  const server = await startGateway(name, upstream, logFile, launch, {
     text,
     dir: dataDir,
     ...(redis !== undefined ? { env: { GATEWAY_REDIS_URL: redis.url } } : {}),
@@ -279,6 +382,16 @@ async function startFullGateway(
     dataDir,
     ...(redis !== undefined ? { redis } : {}),
   };
+}
+
+/**
+ * The `plugins:` of a full-chain config: none for the default chain (the gateway's own default then applies, options and
+ * all); else each named plugin with the default chain's options for it (YAML takes JSON).
+ */
+function pluginsConfig(chain: readonly string[]): string {
+  if (chain.join() === FULL_CHAIN_PLUGINS.join()) return '';
+  const entries = chain.map((name) => DEFAULT_CHAIN.find((entry) => entry.name === name) ?? { name });
+  return `plugins: ${JSON.stringify(entries)}\n`;
 }
 
 /** The full chain's organization as the store has it now: what the meter has charged so far. */

@@ -32,6 +32,8 @@ export interface TtfbResult {
   /** This target's p50 minus the direct one's; 0 for direct. */
   addedP50Ms: number;
   addedP99Ms: number;
+  /** This target's p50 minus the bare http-proxy-3's (what it adds over a Node hop); null without http-proxy-3. */
+  overProxyP50Ms: number | null;
 }
 
 /** Chat targets only (the path is the chat one for all). */
@@ -56,6 +58,8 @@ export async function measureTtfb(targets: readonly Target[], options: TtfbOptio
   }
   const direct = targets.find((target) => target.name === 'direct');
   const directSamples = direct === undefined ? [] : samples.get(direct)!;
+  const proxy = targets.find((target) => target.name === 'http-proxy-3');
+  const proxyP50Ms = proxy === undefined ? null : quantile(samples.get(proxy)!, 0.5);
   return targets.map((target) => {
     const own = samples.get(target)!;
     const p50Ms = quantile(own, 0.5);
@@ -68,6 +72,7 @@ export async function measureTtfb(targets: readonly Target[], options: TtfbOptio
       p99Ms,
       addedP50Ms: p50Ms - quantile(directSamples, 0.5),
       addedP99Ms: p99Ms - quantile(directSamples, 0.99),
+      overProxyP50Ms: proxyP50Ms === null ? null : p50Ms - proxyP50Ms,
     };
   });
 }

@@ -1,49 +1,58 @@
-// Group commit: units of work queued in one turn of the event loop run in one transaction, and each
-// caller's promise settles only after that transaction commits (so "awaited" still means "durable").
-// On SQLite a commit is most of a small transaction's cost (a WAL append per touched page); under load
-// one commit serves every request that finished in the same turn. A unit that fails makes the batch
-// roll back; the units are then retried one transaction each, so one bad unit fails alone.
+// Group commit: the operations queued in one turn of the event loop are written together, in one
+// transaction, and each caller's promise settles only after that transaction commits (so "awaited"
+// still means "durable"). On SQLite a commit is most of a small transaction's cost (a WAL append per
+// touched page), and the writer, given the whole batch, can write it with a few statements rather than
+// a few per operation: under load one commit serves every request that reached that point in the turn.
+// A failure rolls the batch back; its operations are then written one transaction each, so one bad
+// operation fails alone.
 import type { SqlRunner, Transactor } from './transactor.js';
 
-export type Work<T> = (sql: SqlRunner) => Promise<T>;
+/** Writes a batch of operations in the transaction given; resolves with one result per operation, in order. */
+export type BatchWriter<Op, R> = (sql: SqlRunner, ops: readonly Op[]) => Promise<R[]>;
 
-interface Queued {
-  work: Work<unknown>;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
-export class GroupCommit {
+export class GroupCommit<Op, R> {
   readonly #transact: Transactor;
-  #queue: Queued[] = [];
+  readonly #write: BatchWriter<Op, R>;
+  #ops: Op[] = [];
+  #resolves: Array<(result: R) => void> = [];
+  #rejects: Array<(error: unknown) => void> = [];
 
-  constructor(transact: Transactor) {
+  constructor(transact: Transactor, write: BatchWriter<Op, R>) {
     this.#transact = transact;
+    this.#write = write;
   }
 
-  /** Runs `work` in the next batch's transaction; resolves with its result once the batch committed. */
-  run<T>(work: Work<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (this.#queue.length === 0) setImmediate(() => void this.#flush());
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+  /** Queues `op` for the next batch; resolves with its result once the batch committed. */
+  run(op: Op): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      if (this.#ops.length === 0) setImmediate(() => void this.#flush());
+      this.#ops.push(op);
+      this.#resolves.push(resolve);
+      this.#rejects.push(reject);
     });
   }
 
   async #flush(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    let results: unknown[];
+    const ops = this.#ops;
+    const resolves = this.#resolves;
+    const rejects = this.#rejects;
+    this.#ops = [];
+    this.#resolves = [];
+    this.#rejects = [];
+    let results: R[];
     try {
-      results = await this.#transact(async (sql) => {
-        const out: unknown[] = [];
-        for (const item of batch) out.push(await item.work(sql));
-        return out;
-      });
+      results = await this.#transact((sql) => this.#write(sql, ops));
     } catch (error) {
-      if (batch.length === 1) batch[0]!.reject(error);
-      else for (const item of batch) this.#transact(item.work).then(item.resolve, item.reject);
+      if (ops.length === 1) rejects[0]!(error);
+      else
+        ops.forEach((op, index) =>
+          this.#transact((sql) => this.#write(sql, [op])).then(
+            (alone) => resolves[index]!(alone[0] as R),
+            rejects[index],
+          ),
+        );
       return;
     }
-    batch.forEach((item, index) => item.resolve(results[index]));
+    for (let index = 0; index < ops.length; index++) resolves[index]!(results[index] as R);
   }
 }

@@ -1,16 +1,20 @@
 // The meter's writes: a hold at admission and a settlement at the end, each atomic (the balance,
 // lifetime spend and the usage ledger always move together); and the release of orphaned holds. A
-// hold is taken only while the balance is above zero, in the same statement that reads it, so
-// concurrent admissions cannot all pass on one stale balance. The hot statements are compiled once and
-// run through the store's transactor; the holds and settlements of one event-loop turn share one
-// transaction and one commit (store/group-commit.ts), and each promise resolves after that commit.
+// hold is taken only while the balance is above zero, decided by the statement that reads the balance
+// (under the transaction's lock on it), so concurrent admissions cannot all pass on one stale balance.
+// The holds and settlements of one event-loop turn are written together, in one transaction and one
+// commit (store/group-commit.ts), each promise resolving after that commit: first the settlements, then
+// the holds, with the same result as writing them one at a time in that order. Each kind costs a
+// statement per 64 rows, and the money a statement per 64 organizations (ledger-statements.ts).
 import type { Kysely, Transaction } from 'kysely';
 import type { DialectName } from '../../proxy/dialect.js';
+import { MAX_BATCH_ROWS } from '../../store/batch-template.js';
 import { GroupCommit } from '../../store/group-commit.js';
 import { checkedMicros } from '../../store/money.js';
-import { QueryTemplate } from '../../store/query-template.js';
 import type { Database } from '../../store/schema.js';
-import type { Transactor } from '../../store/transactor.js';
+import type { SqlRunner, Transactor } from '../../store/transactor.js';
+import { ledgerStatements, type LedgerStatements } from './ledger-statements.js';
+import { checkedSum, MoneyMoves } from './money-moves.js';
 import type { BilledUsage } from './price.js';
 
 export interface Hold {
@@ -35,42 +39,33 @@ export interface Settlement {
 /** The hold was taken, or the balance (undefined: no such organization) was not above zero. */
 export type HoldResult = { taken: true } | { taken: false; balanceMicros: number | undefined };
 
+const TAKEN: HoldResult = Object.freeze({ taken: true });
+
+/** A hold, or a settlement, waiting for its turn's transaction. */
+type Write = { hold: Hold; settlement: undefined } | Settling;
+type Settling = { hold: Hold; settlement: Settlement };
+
+/** A hold's write resolves with its HoldResult, a settlement's with nothing. */
+type Written = HoldResult | void;
+
 type Db = Kysely<Database>;
 
 export class Ledger {
   readonly #db: Db;
-  readonly #commits: GroupCommit;
-  readonly #sql: ReturnType<typeof statements>;
+  readonly #sql: LedgerStatements;
+  readonly #commits: GroupCommit<Write, Written>;
 
   /** `transact` runs the hot path's transactions (the store's); `db` builds the statements and runs the sweep. */
   constructor(db: Db, transact: Transactor) {
     this.#db = db;
-    this.#commits = new GroupCommit(transact);
-    this.#sql = statements(db);
+    this.#sql = ledgerStatements(db);
+    this.#commits = new GroupCommit(transact, (sql, writes) => this.#write(sql, writes));
   }
 
   /** Takes `holdMicros` from a positive balance and writes the 'held' row, in one transaction. */
   hold(hold: Hold): Promise<HoldResult> {
     checkedMicros(hold.holdMicros, 'a hold');
-    const sql = this.#sql;
-    return this.#commits.run(async (trx): Promise<HoldResult> => {
-      const debited = await trx.run(sql.debitHold.with({ hold: hold.holdMicros, org: hold.orgId }));
-      if (debited.changes === 0) {
-        const { rows } = await trx.run<{ balance_micros: number }>(sql.balance.with({ org: hold.orgId }));
-        return { taken: false, balanceMicros: rows[0] === undefined ? undefined : Number(rows[0].balance_micros) };
-      }
-      await trx.run(
-        sql.insertHold.with({
-          id: hold.id,
-          org: hold.orgId,
-          key: hold.keyId,
-          dialect: hold.dialect,
-          hold: hold.holdMicros,
-          at: hold.createdAt,
-        }),
-      );
-      return { taken: true };
-    });
+    return this.#commits.run({ hold, settlement: undefined }) as Promise<HoldResult>;
   }
 
   /**
@@ -80,30 +75,107 @@ export class Ledger {
    */
   settle(hold: Hold, settlement: Settlement): Promise<void> {
     checkedMicros(settlement.costMicros, 'a cost');
-    const sql = this.#sql;
-    const { usage } = settlement;
-    const row = {
-      id: hold.id,
-      input: usage.input,
-      output: usage.output,
-      cacheRead: usage.cacheRead,
-      cacheWrite: usage.cacheWrite5m + usage.cacheWrite1h,
-      searches: usage.searches,
-      cost: settlement.costMicros,
-      status: settlement.status,
-      ms: settlement.durationMs,
-    };
-    return this.#commits.run(async (trx) => {
-      let refund = hold.holdMicros;
-      const fromHeld = await trx.run(sql.settleRow.with({ ...row, from: 'held' }));
-      if (fromHeld.changes === 0) {
-        refund = 0;
-        await trx.run(sql.settleRow.with({ ...row, from: 'released' }));
-      }
-      await trx.run(
-        sql.charge.with({ delta: refund - settlement.costMicros, cost: settlement.costMicros, org: hold.orgId }),
+    return this.#commits.run({ hold, settlement }) as Promise<void>;
+  }
+
+  /** One turn's writes: the settlements' rows, the holds' rows, then the money of both in one go. */
+  async #write(sql: SqlRunner, writes: readonly Write[]): Promise<Written[]> {
+    const holds: Hold[] = [];
+    const settlements: Settling[] = [];
+    for (const write of writes) {
+      if (write.settlement === undefined) holds.push(write.hold);
+      else settlements.push(write);
+    }
+    const moves = new MoneyMoves();
+    if (settlements.length > 0) await this.#settleRows(sql, settlements, moves);
+    const taken = holds.length > 0 ? await this.#takeHolds(sql, holds, moves) : [];
+    await moves.write(sql, this.#sql.moveMoney);
+    const results = await this.#holdResults(sql, holds, taken);
+    let next = 0;
+    return writes.map((write) => (write.settlement === undefined ? results[next++] : undefined));
+  }
+
+  /**
+   * Settles the rows and adds their money to `moves`: a row still held is settled and refunds its
+   * hold; a row the sweep released is settled with no refund; either way the cost is paid and added to
+   * lifetime spend. A statement takes up to MAX_BATCH_ROWS rows, and no row twice (a second
+   * settlement of one hold goes to the next statement, where it finds the row settled).
+   */
+  async #settleRows(sql: SqlRunner, settlements: readonly Settling[], moves: MoneyMoves): Promise<void> {
+    for (let from = 0; from < settlements.length;) {
+      const unrefunded = new Set<string>();
+      let to = from;
+      while (to < settlements.length && to - from < MAX_BATCH_ROWS && !unrefunded.has(settlements[to]!.hold.id))
+        unrefunded.add(settlements[to++]!.hold.id);
+      const batch = settlements.slice(from, to);
+      const { rows } = await sql.run<{ id: string }>(
+        this.#sql.settleRows.bind(settleCells(batch, 'held'), 0, batch.length),
       );
+      for (const row of rows) unrefunded.delete(row.id);
+      if (unrefunded.size > 0) {
+        const released = batch.filter((write) => unrefunded.has(write.hold.id));
+        await sql.run(this.#sql.settleRows.bind(settleCells(released, 'released'), 0, released.length));
+      }
+      for (const { hold, settlement } of batch) {
+        const refund = unrefunded.has(hold.id) ? 0 : hold.holdMicros;
+        moves.add(hold.orgId, refund - settlement.costMicros, settlement.costMicros);
+      }
+      from = to;
+    }
+  }
+
+  /**
+   * Writes the 'held' rows of the holds the balances cover, adds their debits to `moves` and returns,
+   * per hold, whether it was taken. A hold is taken while its balance, as the settlements and the
+   * holds before it left it, is above zero: each row carries what those take from the balance
+   * (`ahead`; the settlements' money is not written yet), and is taken if the balance is above it.
+   */
+  async #takeHolds(sql: SqlRunner, holds: readonly Hold[], moves: MoneyMoves): Promise<boolean[]> {
+    // Per organization: the sum of its holds so far, and the highest such sum (a hold is taken only
+    // if every one before it was: after a refusal the balance stays where it is, at zero or below).
+    const sums = new Map<string, { sum: number; peak: number }>();
+    const cells: unknown[] = [];
+    for (const hold of holds) {
+      let org = sums.get(hold.orgId);
+      if (org === undefined) sums.set(hold.orgId, (org = { sum: 0, peak: 0 }));
+      org.peak = Math.max(org.peak, org.sum);
+      const ahead = checkedSum(org.peak - moves.balanceOf(hold.orgId));
+      cells.push(hold.id, hold.orgId, hold.keyId, hold.dialect, hold.holdMicros, ahead, hold.createdAt);
+      org.sum = checkedSum(org.sum + hold.holdMicros);
+    }
+    const taken = new Map<string, number>();
+    for (let from = 0; from < holds.length; from += MAX_BATCH_ROWS) {
+      const count = Math.min(MAX_BATCH_ROWS, holds.length - from);
+      const { rows } = await sql.run<{ org_id: string }>(this.#sql.insertHolds.bind(cells, from, count));
+      for (const row of rows) taken.set(row.org_id, (taken.get(row.org_id) ?? 0) + 1);
+    }
+    // So the holds taken are each organization's first ones in the batch.
+    return holds.map((hold) => {
+      const left = taken.get(hold.orgId) ?? 0;
+      if (left === 0) return false;
+      taken.set(hold.orgId, left - 1);
+      moves.add(hold.orgId, -hold.holdMicros, 0);
+      return true;
     });
+  }
+
+  /** Taken, or refused with the balance the hold saw: its organization's now, every hold before it paid. */
+  async #holdResults(sql: SqlRunner, holds: readonly Hold[], taken: readonly boolean[]): Promise<HoldResult[]> {
+    const balances = new Map<string, number | undefined>();
+    const results: HoldResult[] = [];
+    for (let index = 0; index < holds.length; index++) {
+      if (taken[index]) {
+        results.push(TAKEN);
+        continue;
+      }
+      const org = holds[index]!.orgId;
+      if (!balances.has(org)) {
+        const { rows } = await sql.run<{ balance_micros: number }>(this.#sql.balance.with({ org }));
+        balances.set(org, rows[0] === undefined ? undefined : Number(rows[0].balance_micros));
+      }
+      results.push({ taken: false, balanceMicros: balances.get(org) });
+    }
+    return results;
   }
 
   /**
@@ -144,81 +216,23 @@ async function release(trx: Transaction<Database>, id: string, orgId: string, ho
   return true;
 }
 
-/** The hot path's statements, compiled once. */
-function statements(db: Db) {
-  return {
-    debitHold: new QueryTemplate<{ hold: number; org: string }>((arg) =>
-      db
-        .updateTable('orgs')
-        .set((eb) => ({ balance_micros: eb('balance_micros', '-', arg('hold')) }))
-        .where('id', '=', arg('org'))
-        .where('balance_micros', '>', 0),
-    ),
-    balance: new QueryTemplate<{ org: string }>((arg) =>
-      db.selectFrom('orgs').select('balance_micros').where('id', '=', arg('org')),
-    ),
-    insertHold: new QueryTemplate<{
-      id: string;
-      org: string;
-      key: string;
-      dialect: DialectName;
-      hold: number;
-      at: number;
-    }>((arg) =>
-      db.insertInto('usage').values({
-        id: arg('id'),
-        org_id: arg('org'),
-        key_id: arg('key'),
-        dialect: arg('dialect'),
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_read_tokens: 0,
-        cache_write_tokens: 0,
-        searches: 0,
-        cost_micros: 0,
-        status: 0,
-        duration_ms: 0,
-        created_at: arg('at'),
-        state: 'held',
-        hold_micros: arg('hold'),
-      }),
-    ),
-    settleRow: new QueryTemplate<{
-      id: string;
-      from: 'held' | 'released';
-      input: number;
-      output: number;
-      cacheRead: number;
-      cacheWrite: number;
-      searches: number;
-      cost: number;
-      status: number;
-      ms: number;
-    }>((arg) =>
-      db
-        .updateTable('usage')
-        .set({
-          state: 'settled',
-          input_tokens: arg('input'),
-          output_tokens: arg('output'),
-          cache_read_tokens: arg('cacheRead'),
-          cache_write_tokens: arg('cacheWrite'),
-          searches: arg('searches'),
-          cost_micros: arg('cost'),
-          status: arg('status'),
-          duration_ms: arg('ms'),
-        })
-        .where('id', '=', arg('id'))
-        .where('state', '=', arg('from')),
-    ),
-    charge: new QueryTemplate<{ delta: number; cost: number; org: string }>((arg) =>
-      db
-        .updateTable('orgs')
-        .set((eb) => ({
-          balance_micros: eb('balance_micros', '+', arg('delta')),
-          spent_micros: eb('spent_micros', '+', arg('cost')),
-        }))
-        .where('id', '=', arg('org')),
-    ),
-  };
+/** The rows of settleRows (its columns, in order) for these settlements, of rows now in state `from`. */
+function settleCells(settlements: readonly Settling[], from: 'held' | 'released'): unknown[] {
+  const cells: unknown[] = [];
+  for (const { hold, settlement } of settlements) {
+    const { usage } = settlement;
+    cells.push(
+      hold.id,
+      from,
+      usage.input,
+      usage.output,
+      usage.cacheRead,
+      usage.cacheWrite5m + usage.cacheWrite1h,
+      usage.searches,
+      settlement.costMicros,
+      settlement.status,
+      settlement.durationMs,
+    );
+  }
+  return cells;
 }

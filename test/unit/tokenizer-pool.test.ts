@@ -79,7 +79,7 @@ function spiedCounter(options: { workers: number; thresholdBytes: number }): {
   const counter = new InProcessCounter({
     source: 'local',
     exact: true,
-    model,
+    load: async () => model,
     spec: { kind: 'local', files: resolveModelFiles({}) },
     log: undefined,
     ...options,
@@ -156,7 +156,7 @@ t.test('workers that cannot load are reported, and large conversations are still
   const counter = new InProcessCounter({
     source: 'local',
     exact: true,
-    model: LocalModel.load(resolveModelFiles({})),
+    load: async () => LocalModel.load(resolveModelFiles({})),
     spec: {
       kind: 'local',
       files: { tokenizerJson: '/nonexistent/tokenizer.json', tokenizerConfig: '/nonexistent/tokenizer_config.json' },

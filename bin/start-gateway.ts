@@ -54,9 +54,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   let sim: RunningSim | undefined;
   let urls = config.upstream.urls;
   if (urls.length === 0) {
-    // Imported only here: the sim's tokenizer costs ~130 MB and 0.4 s that a gateway with a real upstream never pays.
+    // Imported only here, and its tokenizer (~130 MB, 0.5 s) loaded with the first request that needs it,
+    // so an idle gateway does not hold it: one with a real upstream never pays it.
     const { startSim } = await import('../sim/server.js');
     sim = await startSim({
+      warmUp: false,
       host: '127.0.0.1',
       port: 0,
       servedModel: config.model.upstream_name,

@@ -90,6 +90,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     upstreamUrls: urls,
     ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
     servedModel: config.model.upstream_name,
+    maxBodyBytes: config.upstream.max_body_bytes,
     baseDir: loaded.baseDir,
     log,
   });
@@ -112,6 +113,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     maxContextTokens: contextTokens,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
+    maxBodyBytes: config.upstream.max_body_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
   });
   const dialects = createDialects({

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { GatewayError } from '../errors.js';
 import { ItemQueue } from './item-queue.js';
 import { streamReadError } from './upstream-errors.js';
 
@@ -124,12 +125,20 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     return queue;
   }
 
-  /** The whole body as text (error bodies, non-streamed completions). */
-  async text(): Promise<string> {
+  /**
+   * The whole body as text (error bodies, non-streamed completions), of at most `maxBytes`: a longer
+   * one is not held; the request is aborted and this rejects with GW_ERR_UPSTREAM_BAD_RESPONSE.
+   */
+  async text(maxBytes: number): Promise<string> {
     const parts: Buffer[] = [];
+    let size = 0;
     const decoder: BodyDecoder<string> = {
-      push: (chunk) => void parts.push(chunk),
-      end: (emit) => emit(Buffer.concat(parts).toString('utf8')),
+      push: (chunk) => {
+        size += chunk.length;
+        if (size > maxBytes) throw bodyTooLarge(maxBytes);
+        parts.push(chunk);
+      },
+      end: (emit) => emit(Buffer.concat(parts, size).toString('utf8')),
     };
     for await (const text of this.read(decoder)) return text;
     return '';
@@ -152,6 +161,10 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
       return false;
     }
   }
+}
+
+function bodyTooLarge(maxBytes: number): GatewayError {
+  return new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', `The model server's answer exceeds ${maxBytes} bytes.`);
 }
 
 /** The attached reader, as closures over its decoder and queue. */

@@ -22,6 +22,8 @@ export interface TokenCounterContext {
   upstreamApiKey?: string;
   /** The name the upstream serves the model under. */
   servedModel: string;
+  /** The largest tokenize answer read whole (`upstream.max_body_bytes`); 64 MiB, that key's default, if absent. */
+  maxBodyBytes?: number;
   /** What tokenizer.local paths are relative to (the config file's folder); the working directory if absent. */
   baseDir?: string;
   log?: TokenCounterLog;
@@ -38,6 +40,7 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
         ...(context.log !== undefined ? { log: context.log } : {}),
         addSpecial: config.upstream.add_special,
         timeoutMs: config.upstream.timeout_ms,
+        maxBodyBytes: context.maxBodyBytes ?? 64 * 1024 * 1024,
       });
     case 'local':
       return inProcess(

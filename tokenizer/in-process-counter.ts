@@ -6,9 +6,10 @@
 // - The first small conversation loads the model on this thread (Qwen3: about 0.5 s, once, during
 //   which the event loop waits); concurrent first counts share that one load. A load that fails is
 //   logged and every count that needs it answers GW_ERR_INTERNAL, until the gateway restarts.
-// - The workers start with the first large conversation (or warmUp()), each with its own copy. A
-//   large conversation never runs on the event loop: the first one waits for the workers to load
-//   (about 1 s, once); only if they cannot start at all (logged) is it counted inline.
+// - The first worker starts with the first large conversation (or warmUp()), more as counts wait
+//   (worker-pool.ts), each with its own copy. A large conversation never runs on the event loop:
+//   the first one waits for the worker to load (about 1 s, once); only if it cannot start at all
+//   (logged) is it counted inline.
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
 import { PromptError } from '../prompt/prompt-error.js';

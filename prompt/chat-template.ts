@@ -36,6 +36,7 @@ export class ChatTemplate {
     } catch (error) {
       throw new Error(
         `${origin}: the chat template does not compile (${error instanceof Error ? error.message : error})`,
+        { cause: error },
       );
     }
   }

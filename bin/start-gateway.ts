@@ -54,9 +54,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   let sim: RunningSim | undefined;
   let urls = config.upstream.urls;
   if (urls.length === 0) {
-    // Imported only here: the sim's tokenizer costs ~130 MB and 0.4 s that a gateway with a real upstream never pays.
+    // Imported only here, and its tokenizer (~130 MB, 0.5 s) loaded with the first request that needs it,
+    // so an idle gateway does not hold it: one with a real upstream never pays it.
     const { startSim } = await import('../sim/server.js');
     sim = await startSim({
+      warmUp: false,
       host: '127.0.0.1',
       port: 0,
       servedModel: config.model.upstream_name,
@@ -88,6 +90,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     upstreamUrls: urls,
     ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
     servedModel: config.model.upstream_name,
+    maxBodyBytes: config.upstream.max_body_bytes,
     baseDir: loaded.baseDir,
     log,
   });
@@ -110,6 +113,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     maxContextTokens: contextTokens,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
+    maxBodyBytes: config.upstream.max_body_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
   });
   const dialects = createDialects({

@@ -80,6 +80,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         'retry_max_ms',
         'unhealthy_ms',
         'max_event_bytes',
+        'max_body_bytes',
         'forward_headers',
       ],
       properties: {
@@ -106,6 +107,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         retry_max_ms: { type: 'integer', minimum: 0 },
         unhealthy_ms: { type: 'integer', minimum: 0 },
         max_event_bytes: { type: 'integer', minimum: 1024 },
+        max_body_bytes: { type: 'integer', minimum: 1024 },
         forward_headers: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]+$' } },
       },
     },

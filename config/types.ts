@@ -49,6 +49,8 @@ export interface GatewayConfig {
     retry_max_ms: number;
     unhealthy_ms: number;
     max_event_bytes: number;
+    /** The largest non-streamed answer (a completion, a tokenize result) held whole. */
+    max_body_bytes: number;
     forward_headers: string[];
   };
   wire: 'spec' | 'openai';

@@ -31,7 +31,14 @@ export class ChatTemplate {
   static fromTokenizerConfig(config: Readonly<Record<string, unknown>>, origin: string): ChatTemplate {
     const source = config.chat_template;
     if (typeof source !== 'string') throw new Error(`${origin} has no chat_template (a string)`);
-    return new ChatTemplate(source, specialTokensMap(config));
+    try {
+      return new ChatTemplate(source, specialTokensMap(config));
+    } catch (error) {
+      throw new Error(
+        `${origin}: the chat template does not compile (${error instanceof Error ? error.message : error})`,
+        { cause: error },
+      );
+    }
   }
 
   /** The prompt of an OpenAI-shaped conversation, converted as vLLM converts it (template-input.ts). */

@@ -13,8 +13,8 @@ export interface TokenCounter {
   /** false for the tiktoken approximation. */
   readonly exact: boolean;
   /**
-   * Loads now what would otherwise load on first need (the worker threads of the in-process
-   * sources, started by the first large conversation); the gateway may call it at start.
+   * Loads now what would otherwise load on first need (the in-process sources' model, and their
+   * worker threads, started by the first large conversation); the gateway may call it at start.
    */
   warmUp?(): Promise<void>;
   /** Ends the worker threads or the upstream connections. */

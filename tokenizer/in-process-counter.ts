@@ -1,10 +1,15 @@
 // Counting in the gateway's own process, with the model's files or a tiktoken encoding: small
 // conversations inline (a few KB tokenize in about a millisecond), large ones in a pool of worker
 // threads so that tokenizing never holds up the event loop, and every other stream, for long.
-// The workers start with the first large conversation (or warmUp()): each holds its own copy of
-// the tokenizer (about 120 MB for Qwen3), which a gateway that never sees one should not pay for.
-// A large conversation never runs on the event loop: the first one waits for the workers to load
-// (about 1 s, once); only if they cannot start at all (logged) is it counted inline.
+// Nothing loads before a request needs it: a gateway whose requests never count pays no memory for
+// the tokenizer (about 130 MB for Qwen3 on this thread, about 100 MB more per worker).
+// - The first small conversation loads the model on this thread (Qwen3: about 0.5 s, once, during
+//   which the event loop waits); concurrent first counts share that one load. A load that fails is
+//   logged and every count that needs it answers GW_ERR_INTERNAL, until the gateway restarts.
+// - The first worker starts with the first large conversation (or warmUp()), more as counts wait
+//   (worker-pool.ts), each with its own copy. A large conversation never runs on the event loop:
+//   the first one waits for the worker to load (about 1 s, once); only if it cannot start at all
+//   (logged) is it counted inline.
 import type { ChatRequest } from '../proxy/canonical.js';
 import { GatewayError } from '../proxy/errors.js';
 import { PromptError } from '../prompt/prompt-error.js';
@@ -16,8 +21,9 @@ import { WorkerPool } from './worker-pool.js';
 export interface InProcessCounterOptions {
   source: 'local' | 'tiktoken';
   exact: boolean;
-  model: PromptModel;
-  /** What the workers load: the same model as `model`. */
+  /** Loads the model on this thread; called once, when a conversation is first counted inline. */
+  load(): Promise<PromptModel>;
+  /** What the workers load: the same model as `load()`. */
   spec: ModelSpec;
   /** 0: everything inline. */
   workers: number;
@@ -30,6 +36,8 @@ export class InProcessCounter implements TokenCounter {
   readonly source: 'local' | 'tiktoken';
   readonly exact: boolean;
   readonly #options: InProcessCounterOptions;
+  /** This thread's model, once a count needed it; rejected for good when it could not load. */
+  #model: Promise<PromptModel> | null = null;
   /** The pool once started; null when it could not start (or the counter closed meanwhile). */
   #starting: Promise<WorkerPool | null> | null = null;
   #closed = false;
@@ -55,22 +63,43 @@ export class InProcessCounter implements TokenCounter {
           // The workers could not start (logged): counted here rather than not at all.
         }
       }
-      return this.#options.model.count(input);
+      const model = await this.#loadModel();
+      signal?.throwIfAborted();
+      return model.count(input);
     } catch (error) {
       throw countError(error, signal);
     }
   }
 
-  /** Starts the worker threads now; resolves once they have loaded the model (or failed to: then counting stays inline). */
+  /**
+   * Loads now what the first counts would: the model on this thread, and the worker threads (resolves
+   * once they have loaded it, or failed to: then counting stays inline). Rejects when the model
+   * cannot load here.
+   */
   async warmUp(): Promise<void> {
-    if (this.#options.workers === 0 || this.#closed) return;
-    await this.#startPool();
+    if (this.#closed) return;
+    await Promise.all([this.#loadModel(), this.#options.workers === 0 ? undefined : this.#startPool()]);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     const pool = await this.#starting;
     await pool?.close();
+  }
+
+  #loadModel(): Promise<PromptModel> {
+    this.#model ??= this.#options.load().catch((error: unknown) => {
+      this.#options.log?.warn(
+        { err: error },
+        'token counter: the tokenizer did not load; counting tokens fails until the gateway restarts',
+      );
+      // The files' paths and the loader's words stay in the log.
+      throw new GatewayError(
+        'GW_ERR_INTERNAL',
+        "Counting tokens is unavailable: the gateway's tokenizer could not be loaded.",
+      );
+    });
+    return this.#model;
   }
 
   #startPool(): Promise<WorkerPool | null> {

@@ -13,6 +13,15 @@ export interface PromptModel {
 
 export type ModelSpec = { kind: 'local'; files: ModelFiles } | { kind: 'tiktoken'; encoding: TiktokenEncodingName };
 
+/**
+ * The cheap part of loading, done at start so that a bad config fails there: the local model's files
+ * exist and its chat template compiles (tiktoken's encodings are named by the config's schema and
+ * ship with the gateway). Throws an Error naming what is wrong.
+ */
+export function checkPromptModel(spec: ModelSpec): void {
+  if (spec.kind === 'local') LocalModel.check(spec.files);
+}
+
 /** Loads once per thread and spec (later calls return the same model). */
 export async function loadPromptModel(spec: ModelSpec): Promise<PromptModel> {
   switch (spec.kind) {

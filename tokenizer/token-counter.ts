@@ -6,13 +6,13 @@
 // - local: the model's tokenizer.json and chat template, in process; exact when they are the
 //   files the upstream serves (the default: Qwen3's, which the embedded sim serves);
 // - tiktoken: a ChatML rendering encoded by js-tiktoken; an approximation (`exact: false`).
-// The in-process sources load their model here, once, before the counter is returned (so a bad
-// config fails at start); large conversations are counted in a pool of worker threads, started
-// with the first one (or warmUp()), each loading its own copy.
+// The in-process sources check their model here (files, chat template: a bad config fails at start)
+// and load it when a count first needs it (in-process-counter.ts); large conversations are counted
+// in a pool of worker threads, started with the first one (or warmUp()), each loading its own copy.
 import type { TokenizerConfig } from '../config/types.js';
 import { InProcessCounter } from './in-process-counter.js';
 import { resolveModelFiles } from '../prompt/model-files.js';
-import { loadPromptModel, type ModelSpec } from './prompt-model.js';
+import { checkPromptModel, loadPromptModel, type ModelSpec } from './prompt-model.js';
 import type { TokenCounter, TokenCounterLog } from './counter.js';
 import { UpstreamCounter } from './upstream-counter.js';
 
@@ -22,6 +22,8 @@ export interface TokenCounterContext {
   upstreamApiKey?: string;
   /** The name the upstream serves the model under. */
   servedModel: string;
+  /** The largest tokenize answer read whole (`upstream.max_body_bytes`); 64 MiB, that key's default, if absent. */
+  maxBodyBytes?: number;
   /** What tokenizer.local paths are relative to (the config file's folder); the working directory if absent. */
   baseDir?: string;
   log?: TokenCounterLog;
@@ -38,6 +40,7 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
         ...(context.log !== undefined ? { log: context.log } : {}),
         addSpecial: config.upstream.add_special,
         timeoutMs: config.upstream.timeout_ms,
+        maxBodyBytes: context.maxBodyBytes ?? 64 * 1024 * 1024,
       });
     case 'local':
       return inProcess(
@@ -62,18 +65,18 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
   }
 }
 
-async function inProcess(
+function inProcess(
   config: TokenizerConfig,
   source: 'local' | 'tiktoken',
   exact: boolean,
   spec: ModelSpec,
   log: TokenCounterLog | undefined,
-): Promise<TokenCounter> {
-  const model = await loadPromptModel(spec);
+): TokenCounter {
+  checkPromptModel(spec);
   return new InProcessCounter({
     source,
     exact,
-    model,
+    load: () => loadPromptModel(spec),
     spec,
     workers: config.workers,
     thresholdBytes: config.worker_threshold_bytes,

@@ -27,7 +27,12 @@ export interface UpstreamCounterOptions {
   /** llama-server: tokenize with the model's BOS (its chat endpoint does). */
   addSpecial: boolean;
   timeoutMs: number;
+  /** The largest answer read whole (a tokenize result lists every token); a longer one is not held. */
+  maxBodyBytes: number;
 }
+
+/** How much of an error answer is read: the log keeps 1000 characters, the reason is in the first 4 KB. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 export class UpstreamCounter implements TokenCounter {
   readonly source = 'upstream' as const;
@@ -89,13 +94,16 @@ export class UpstreamCounter implements TokenCounter {
     } catch (error) {
       throw requestError(error, path, signal);
     }
+    if (response.statusCode !== 200) {
+      const text = await readText(response.body, ERROR_BODY_BYTES, path).catch(() => '');
+      throw this.#statusError(response.statusCode, text, path);
+    }
     let text: string;
     try {
-      text = await response.body.text();
+      text = await readText(response.body, this.#options.maxBodyBytes, path);
     } catch (error) {
-      throw requestError(error, path, signal);
+      throw error instanceof GatewayError ? error : requestError(error, path, signal);
     }
-    if (response.statusCode !== 200) throw this.#statusError(response.statusCode, text, path);
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -123,6 +131,25 @@ export class UpstreamCounter implements TokenCounter {
       `Counting tokens failed: the model server's ${path} answered ${status}${hint}.`,
     );
   }
+}
+
+/** A body as text, of at most `maxBytes`: past it the request is aborted (nothing more is read) and this rejects. */
+async function readText(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  maxBytes: number,
+  path: string,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw badResponse(path, `exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /** The fields of a chat request that decide its prompt, as the upstream's endpoints take them. */

@@ -1,7 +1,9 @@
 // A small pool of worker threads that count large prompts off the event loop. Each worker loads
-// the model once (count-worker.ts) and counts one conversation at a time; jobs wait in a queue
-// here (a job aborted while queued never reaches a worker). A worker that dies fails its job and
-// is replaced. Idle workers do not keep the process alive; close() terminates them.
+// the model once (count-worker.ts), its own copy (about 100 MB for Qwen3), and counts one
+// conversation at a time; jobs wait in a queue here (a job aborted while queued never reaches a
+// worker). The pool starts with one worker and adds one, up to its size, only when a job has to wait
+// for a busy one: light counting holds one copy of the model, not `size`. A worker that dies fails
+// its job and is replaced. Idle workers do not keep the process alive; close() terminates them.
 import { Worker } from 'node:worker_threads';
 import { PromptError } from '../prompt/prompt-error.js';
 import type { ModelSpec } from './prompt-model.js';
@@ -13,16 +15,23 @@ import type { WorkerJob, WorkerReply } from './worker-protocol.js';
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_FILE = new URL(FROM_SOURCE ? './count-worker.ts' : './count-worker.js', import.meta.url);
 
+// Loading the model (an 11 MB tokenizer.json parsed whole, nearly all of it surviving) grows a
+// worker's young generation to V8's 32 MB and it never shrinks back: capped, a worker holding Qwen3
+// takes about 100 MB instead of 130. Counting itself allocates short-lived data, which a small young
+// generation serves as well.
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 };
+
 function newWorker(spec: ModelSpec): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_FILE, { workerData: spec });
+  const options = { workerData: spec, resourceLimits: RESOURCE_LIMITS };
+  if (!FROM_SOURCE) return new Worker(WORKER_FILE, options);
   let tsx: string;
   try {
     tsx = import.meta.resolve('tsx/esm/api');
   } catch {
-    return new Worker(WORKER_FILE, { workerData: spec });
+    return new Worker(WORKER_FILE, options);
   }
   const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(WORKER_FILE.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: spec });
+  return new Worker(bootstrap, { ...options, eval: true });
 }
 
 interface Job {
@@ -41,25 +50,36 @@ interface Slot {
 
 export class WorkerPool {
   readonly #spec: ModelSpec;
+  readonly #size: number;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
+  /** Workers loading the model to join the pool. */
+  #joining = 0;
+  /** Set when a worker added for a waiting job could not load: the pool stays as it is. */
+  #full = false;
   #nextId = 1;
   #closed = false;
 
-  private constructor(spec: ModelSpec) {
+  private constructor(spec: ModelSpec, size: number) {
     this.#spec = spec;
+    this.#size = size;
   }
 
-  /** Starts `size` workers and waits until each has loaded the model (or one fails: then throws). */
+  /** Starts the first of at most `size` workers and waits until it has loaded the model (throws if it cannot). */
   static async start(spec: ModelSpec, size: number): Promise<WorkerPool> {
-    const pool = new WorkerPool(spec);
-    const started = await Promise.allSettled(Array.from({ length: size }, () => pool.#spawn()));
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
+    const pool = new WorkerPool(spec, size);
+    try {
+      await pool.#spawn();
+    } catch (error) {
       await pool.close();
-      throw failed.reason;
+      throw error;
     }
     return pool;
+  }
+
+  /** The workers started: loaded, or loading the model to join. */
+  get workers(): number {
+    return this.#slots.length + this.#joining;
   }
 
   /** Counts a PromptInput given as JSON. Rejects with a PromptError when the conversation is at fault. */
@@ -89,6 +109,7 @@ export class WorkerPool {
       signal?.addEventListener('abort', job.onAbort, { once: true });
       this.#queue.push(job);
       this.#pump();
+      this.#grow();
     });
   }
 
@@ -110,6 +131,20 @@ export class WorkerPool {
       slot.worker.ref();
       slot.worker.postMessage({ id: job.id, input: job.input } satisfies WorkerJob);
     }
+  }
+
+  /** One more worker when a job waits and none is free or on its way, up to the pool's size. */
+  #grow(): void {
+    if (this.#closed || this.#full || this.#queue.length === 0) return;
+    if (this.#joining > 0 || this.#slots.length >= this.#size) return;
+    this.#joining++;
+    this.#spawn().then(
+      () => this.#joining--,
+      () => {
+        this.#joining--;
+        this.#full = true;
+      },
+    );
   }
 
   /** A new worker, added to the pool once it has loaded the model. */
@@ -170,9 +205,14 @@ export class WorkerPool {
     slot.job?.reject(new Error('a tokenizer worker exited'));
     slot.job = null;
     if (this.#closed) return;
-    this.#spawn().catch((error: unknown) => {
-      if (this.#slots.length > 0) return;
-      for (const job of this.#queue.splice(0)) job.reject(error);
-    });
+    this.#joining++;
+    this.#spawn().then(
+      () => this.#joining--,
+      (error: unknown) => {
+        this.#joining--;
+        if (this.#slots.length > 0) return;
+        for (const job of this.#queue.splice(0)) job.reject(error);
+      },
+    );
   }
 }

@@ -22,6 +22,8 @@ export interface ChatCallOptions {
   /** Client headers passed on to the upstream (lower case); everything else stays here. */
   forwardHeaders: string[];
   maxEventBytes: number;
+  /** The largest non-streamed answer held whole (a 502 past it). */
+  maxBodyBytes: number;
   /** `retry-after` of a 503 when every upstream connection stayed busy (the upstream's own, when it says). */
   retryAfterSeconds: number;
 }
@@ -54,7 +56,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     });
     return request.stream === true
       ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk)))
-      : streamOf(completionEvents(response, usage));
+      : streamOf(completionEvents(response, usage, options.maxBodyBytes));
   };
 }
 
@@ -102,8 +104,12 @@ function writeRetryAfter(exchange: Exchange, seconds: number): void {
 }
 
 /** A non-streamed answer: one completion event, read when the events are. */
-async function* completionEvents(response: UpstreamResponse, usage: UsageCheck): AsyncGenerator<CompletionEvent> {
-  const completion = upstreamCompletion(await response.text());
+async function* completionEvents(
+  response: UpstreamResponse,
+  usage: UsageCheck,
+  maxBytes: number,
+): AsyncGenerator<CompletionEvent> {
+  const completion = upstreamCompletion(await response.text(maxBytes));
   usage.seeCompletion(completion);
   yield { type: 'completion', completion };
 }

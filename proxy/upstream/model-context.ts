@@ -3,6 +3,7 @@
 // served model), llama-server in GET /props (`default_generation_settings.n_ctx`), TGI in GET /info
 // (`max_total_tokens`). Ollama and generic OpenAI servers do not say; nor does an upstream that is down
 // at start. Then the gateway uses its default and logs that it did.
+import { request } from 'undici';
 import type { UpstreamFlavor } from './request-fields.js';
 
 /** Qwen3-8B's native context, the embedded model's: the ceiling when nobody says otherwise. */
@@ -44,11 +45,29 @@ export async function reportedContextTokens(query: ContextQuery): Promise<number
   }
 }
 
+/** A model list or a props object: a few KB; a longer answer is not this. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+// undici's request(), already loaded for the pool: the global fetch() would load Node's own copy of
+// undici (about 8 MB of resident memory) for this one call at start.
 async function getJson(url: string, query: ContextQuery): Promise<unknown> {
+  const signal = AbortSignal.timeout(query.timeoutMs);
   try {
     const headers: Record<string, string> = query.apiKey ? { authorization: `Bearer ${query.apiKey}` } : {};
-    const response = await fetch(url, { headers, signal: AbortSignal.timeout(query.timeoutMs) });
-    return response.ok ? await response.json() : undefined;
+    const response = await request(url, { headers, signal });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      return undefined;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // Leaving the loop early ends the request.
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) return undefined;
+      chunks.push(chunk);
+    }
+    return JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown;
   } catch {
     return undefined;
   }

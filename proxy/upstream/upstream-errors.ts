@@ -9,11 +9,14 @@ export interface UpstreamErrorLog {
 /** What an error needs of the upstream's answer (upstream-response.ts's UpstreamResponse is one). */
 export interface UpstreamErrorResponse {
   readonly statusCode: number;
-  text(): Promise<string>;
+  /** The body, of at most `maxBytes` (rejects past it). */
+  text(maxBytes: number): Promise<string>;
 }
 
 /** How much of an upstream error body the log line keeps. */
 const LOGGED_CHARS = 1000;
+/** The largest error body read: the reason is in its first 4 KB (upstream-rejection.ts); a longer one is dropped unread. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 /**
  * Reads an upstream error response and turns it into the gateway error the client should see: the
@@ -24,7 +27,7 @@ export async function upstreamStatusError(
   response: UpstreamErrorResponse,
   log: UpstreamErrorLog,
 ): Promise<GatewayError> {
-  const text = await response.text().catch(() => '');
+  const text = await response.text(ERROR_BODY_BYTES).catch(() => '');
   const status = response.statusCode;
   log.warn(
     { upstreamStatus: status, upstreamError: text.slice(0, LOGGED_CHARS) },

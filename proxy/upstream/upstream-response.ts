@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { GatewayError } from '../errors.js';
 import { EventQueue } from '../event-queue.js';
 import type { Source } from '../event-stream.js';
 import { streamReadError } from './upstream-errors.js';
@@ -126,12 +127,20 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     return queue;
   }
 
-  /** The whole body as text (error bodies, non-streamed completions). */
-  text(): Promise<string> {
+  /**
+   * The whole body as text (error bodies, non-streamed completions), of at most `maxBytes`: a longer
+   * one is not held; the request is aborted and this rejects with GW_ERR_UPSTREAM_BAD_RESPONSE.
+   */
+  text(maxBytes: number): Promise<string> {
     const parts: Buffer[] = [];
+    let size = 0;
     const decoder: BodyDecoder<string> = {
-      push: (chunk) => void parts.push(chunk),
-      end: (emit) => emit(Buffer.concat(parts).toString('utf8')),
+      push: (chunk) => {
+        size += chunk.length;
+        if (size > maxBytes) throw bodyTooLarge(maxBytes);
+        parts.push(chunk);
+      },
+      end: (emit) => emit(Buffer.concat(parts, size).toString('utf8')),
     };
     return new Promise((resolve, reject) =>
       this.read(decoder).pipe({ onEvent: resolve, onEnd: () => resolve(''), onError: reject }),
@@ -155,6 +164,10 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
       return false;
     }
   }
+}
+
+function bodyTooLarge(maxBytes: number): GatewayError {
+  return new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', `The model server's answer exceeds ${maxBytes} bytes.`);
 }
 
 /** The attached reader, as closures over its decoder and queue. */

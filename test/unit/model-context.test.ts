@@ -71,3 +71,14 @@ t.test('a missing, absurd or unreachable report is no report', async (t) => {
     'nobody listening',
   );
 });
+
+t.test('a report larger than 1 MB is no report', async (t) => {
+  const server = await serving({
+    '/v1/models': {
+      data: [{ id: 'Qwen/Qwen3-8B', max_model_len: 40960 }],
+      padding: 'x'.repeat(2 * 1024 * 1024),
+    },
+  });
+  t.teardown(() => closeServer(server));
+  t.equal(await ask(server, 'vllm'), undefined);
+});

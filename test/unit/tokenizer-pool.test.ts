@@ -5,7 +5,9 @@ import { InProcessCounter } from '../../tokenizer/in-process-counter.js';
 import { LocalModel } from '../../prompt/local-model.js';
 import type { PromptModel } from '../../tokenizer/prompt-model.js';
 import { resolveModelFiles } from '../../prompt/model-files.js';
+import { promptInput } from '../../tokenizer/request-prompt.js';
 import { createTokenCounter } from '../../tokenizer/token-counter.js';
+import { WorkerPool } from '../../tokenizer/worker-pool.js';
 import { REQUESTS, SERVED_MODEL, tokenizerConfig } from './tokenizer-requests.js';
 
 const context = { upstreamUrls: [], servedModel: SERVED_MODEL };
@@ -79,7 +81,7 @@ function spiedCounter(options: { workers: number; thresholdBytes: number }): {
   const counter = new InProcessCounter({
     source: 'local',
     exact: true,
-    model,
+    load: async () => model,
     spec: { kind: 'local', files: resolveModelFiles({}) },
     log: undefined,
     ...options,
@@ -156,7 +158,7 @@ t.test('workers that cannot load are reported, and large conversations are still
   const counter = new InProcessCounter({
     source: 'local',
     exact: true,
-    model: LocalModel.load(resolveModelFiles({})),
+    load: async () => LocalModel.load(resolveModelFiles({})),
     spec: {
       kind: 'local',
       files: { tokenizerJson: '/nonexistent/tokenizer.json', tokenizerConfig: '/nonexistent/tokenizer_config.json' },
@@ -203,6 +205,20 @@ t.test('a count aborted while it waits for a worker is dropped', async (t) => {
   controller.abort(new Error('client went away'));
   await t.rejects(waiting, /client went away/);
   t.ok((await Promise.all(busy)).every((count) => count > 0));
+});
+
+t.test('the pool starts one worker, and adds one only when a count has to wait for a busy one', async (t) => {
+  const pool = await WorkerPool.start({ kind: 'local', files: resolveModelFiles({}) }, 2);
+  t.teardown(() => pool.close());
+  const json = (request: ChatRequest): string => JSON.stringify(promptInput(request));
+  t.equal(pool.workers, 1, 'started: one copy of the model');
+  t.ok((await pool.count(json(big(60)))) > 0);
+  t.equal(pool.workers, 1, 'one count at a time: still one');
+  const both = [pool.count(json(big(300))), pool.count(json(big(300)))];
+  t.equal(pool.workers, 2, 'the second count waits: a second worker starts');
+  const third = pool.count(json(big(60)));
+  t.equal(pool.workers, 2, 'never more than the size');
+  t.ok((await Promise.all([...both, third])).every((count) => count > 0));
 });
 
 t.test('tiktoken counts in the pool as inline', async (t) => {

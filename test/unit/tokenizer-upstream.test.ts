@@ -5,6 +5,7 @@ import { startSim } from '../../sim/server.js';
 import { qwen3 } from '../../sim/qwen3-prompt.js';
 import type { TokenCounter } from '../../tokenizer/counter.js';
 import { createTokenCounter } from '../../tokenizer/token-counter.js';
+import { writeHugeBody, type Written } from '../helpers/huge-body.js';
 import { REQUESTS, SERVED_MODEL, simPromptTokens, tokenizerConfig, rejection } from './tokenizer-requests.js';
 
 const upstream = tokenizerConfig({ source: 'upstream' });
@@ -186,6 +187,34 @@ t.test('a failing upstream tokenize is a clear GatewayError', async (t) => {
   t.equal((await ask('no count')).code, 'GW_ERR_UPSTREAM_BAD_RESPONSE');
   t.equal((await ask('silent')).code, 'GW_ERR_UPSTREAM_TIMEOUT');
 });
+
+t.test(
+  'regression: a tokenize answer or error past its limit is refused without being read whole (issue #13)',
+  async (t) => {
+    const MB = 1024 * 1024;
+    let written!: Promise<Written>;
+    const fake = await fakeServer(t, (_path, body, res) => {
+      const status = (body.messages as Array<{ content: string }>)[0]?.content === 'error' ? 500 : 200;
+      written = writeHugeBody(res, status, 50 * MB);
+    });
+    const counter = await createTokenCounter(upstream, {
+      upstreamUrls: [`${fake.url}/v1`],
+      servedModel: SERVED_MODEL,
+      maxBodyBytes: MB,
+    });
+    t.teardown(() => counter.close());
+    const ask = (content: string) =>
+      rejection(counter.count({ model: 'qwen3-8b', messages: [{ role: 'user', content }] }));
+
+    const tooLarge = await ask('a count');
+    t.equal(tooLarge.code, 'GW_ERR_UPSTREAM_BAD_RESPONSE');
+    t.match(tooLarge.message, /\/tokenize exceeds 1048576 bytes/);
+    t.notOk((await written).whole, 'a 50 MB answer: not read to its end');
+    const failed = await ask('error');
+    t.equal(failed.code, 'GW_ERR_UPSTREAM_FAILED');
+    t.notOk((await written).whole, 'a 50 MB error: not read to its end');
+  },
+);
 
 t.test('an unreachable upstream tokenize is GW_ERR_UPSTREAM_UNREACHABLE', async (t) => {
   const closedPort = await new Promise<number>((resolve) => {

@@ -55,7 +55,7 @@ t.test('requests go to the replica with the fewest in flight', async (t) => {
   );
   t.equal(simA.stats().requests - beforeA, 2);
   t.equal(simB.stats().requests - beforeB, 2);
-  await Promise.all(responses.map((response) => response.text()));
+  await Promise.all(responses.map((response) => response.text(1 << 20)));
   await new Promise((resolve) => setImmediate(resolve));
   t.same(
     pool.replicas.map((replica) => replica.inFlight),
@@ -72,7 +72,7 @@ t.test('a connection failure is retried on another replica, and the failing one 
   for (let i = 0; i < 4; i++) {
     const response = await pool.post('/chat/completions', body, { signal, headers: {} });
     t.equal(response.statusCode, 200);
-    await response.text();
+    await response.text(1 << 20);
   }
   t.notOk(pool.replicas[0]!.healthyAt(clock.now()), 'the dead replica is out');
   t.ok(pool.replicas[1]!.healthyAt(clock.now()));
@@ -103,7 +103,7 @@ t.test('a replica that refused connections is tried again after its cool-down', 
   t.ok(pool.replicas[0]!.healthyAt(clock.now()), 'back after unhealthyMs');
   const response = await pool.post('/chat/completions', body, { signal, headers: {} });
   t.equal(response.statusCode, 200);
-  await response.text();
+  await response.text(1 << 20);
   t.ok(pool.replicas[0]!.healthyAt(clock.now()));
   await pool.close();
 });
@@ -113,7 +113,7 @@ t.test('a base URL without a path gets /v1', async (t) => {
   t.equal(pool.replicas[0]!.basePath, '/v1');
   const response = await pool.post('/chat/completions', body, { signal, headers: {} });
   t.equal(response.statusCode, 200);
-  await response.text();
+  await response.text(1 << 20);
   await pool.close();
 });
 
@@ -141,7 +141,7 @@ t.test(
     holder.abort();
     const next = await pool.post('/chat/completions', body, { signal, headers: {} });
     t.equal(next.statusCode, 200, 'a free connection serves the next one');
-    await next.text();
+    await next.text(1 << 20);
     t.equal(sim.stats().requests, 2, 'the abandoned ones were dropped, not sent');
     await pool.close();
   },

@@ -2,6 +2,7 @@
 // memory, the verdicts.
 import { MEMORY_SCENARIO, SETTLE_S, type MemoryResult } from './memory.js';
 import { chunkCost, rowFor, type SummaryRow, type Verdict } from './summary.js';
+import { TARGET_NAMES } from './targets.js';
 import type { TtfbResult } from './ttfb.js';
 
 type Cell = string | number | null;
@@ -51,16 +52,7 @@ export function matrixTable(
 }
 
 /** Targets compared in the ratio table, each against the bare pass-throughs (and the gateway's paths against its chat path). */
-const COMPARED = [
-  'nginx',
-  'undici',
-  'gateway',
-  'gateway-messages',
-  'gateway-responses',
-  'gateway-full',
-  'gateway-full-redis',
-  'portkey',
-];
+const COMPARED = TARGET_NAMES.filter((name) => name !== 'direct' && name !== 'http-proxy-3');
 
 /**
  * Each proxy against the bare pass-throughs' chat rows of the same scenario: CPU per request and throughput, as

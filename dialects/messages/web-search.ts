@@ -58,8 +58,9 @@ export function webSearchOptions(param: ToolParam, index: number): WebSearchOpti
   return options;
 }
 
+/** A domain list; absent, null or empty means not set (Claude Code sends `blocked_domains: []` beside its allowed list). */
 function domains(value: unknown, fail: () => GatewayError): string[] | undefined {
-  if (value == null) return undefined;
+  if (value == null || (Array.isArray(value) && value.length === 0)) return undefined;
   if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string' && entry.trim() !== '')) throw fail();
   return value as string[];
 }

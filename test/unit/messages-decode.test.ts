@@ -301,6 +301,22 @@ t.test('the search tool: max_uses, domains (not both), user_location, its name; 
 });
 
 t.test(
+  "regression: Claude Code's WebSearch tool (allowed_domains with an empty blocked_domains) got 400 'not both'",
+  async (t) => {
+    const tool = { type: 'web_search_20250305', name: 'web_search', max_uses: 8 };
+    const options = decode({
+      ...base,
+      tools: [{ ...tool, allowed_domains: ['docs.example'], blocked_domains: [] }],
+    }).web_search;
+    t.same(options?.allowed_domains, ['docs.example']);
+    t.equal(options?.blocked_domains, undefined, 'an empty list is not set');
+    const both = decode({ ...base, tools: [{ ...tool, allowed_domains: [], blocked_domains: [] }] }).web_search;
+    t.equal(both?.allowed_domains, undefined);
+    t.equal(both?.blocked_domains, undefined);
+  },
+);
+
+t.test(
   'replayed server_tool_use and web_search_tool_result blocks split the turn around a tool message for the plugin',
   async (t) => {
     const result = {

@@ -7,6 +7,7 @@
 // The upstream's key goes along as `Authorization: Bearer`, as on chat requests.
 import { Pool } from 'undici';
 import type { ChatRequest } from '../proxy/canonical.js';
+import { readCappedText, type ReadableBody } from '../proxy/capped-text.js';
 import { GatewayError } from '../proxy/errors.js';
 import { CONNECTION_FAILURES } from '../proxy/upstream/upstream-errors.js';
 import { rejectionMessage } from '../proxy/upstream/upstream-rejection.js';
@@ -134,22 +135,10 @@ export class UpstreamCounter implements TokenCounter {
 }
 
 /** A body as text, of at most `maxBytes`: past it the request is aborted (nothing more is read) and this rejects. */
-async function readText(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
-  maxBytes: number,
-  path: string,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw badResponse(path, `exceeds ${maxBytes} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+async function readText(body: ReadableBody, maxBytes: number, path: string): Promise<string> {
+  const text = await readCappedText(body, maxBytes);
+  if (text === undefined) throw badResponse(path, `exceeds ${maxBytes} bytes`);
+  return text;
 }
 
 /** The fields of a chat request that decide its prompt, as the upstream's endpoints take them. */

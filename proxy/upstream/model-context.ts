@@ -5,6 +5,7 @@
 // at start. Then the gateway uses its default and logs that it did.
 import { request } from 'undici';
 import type { UpstreamFlavor } from './request-fields.js';
+import { readCappedText } from '../capped-text.js';
 
 /** Qwen3-8B's native context, the embedded model's: the ceiling when nobody says otherwise. */
 export const DEFAULT_CONTEXT_TOKENS = 32768;
@@ -59,15 +60,8 @@ async function getJson(url: string, query: ContextQuery): Promise<unknown> {
       await response.body.dump();
       return undefined;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Leaving the loop early ends the request.
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) return undefined;
-      chunks.push(chunk);
-    }
-    return JSON.parse(Buffer.concat(chunks, size).toString('utf8')) as unknown;
+    const text = await readCappedText(response.body, MAX_BODY_BYTES);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
   } catch {
     return undefined;
   }

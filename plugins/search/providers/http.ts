@@ -4,6 +4,7 @@
 // SearchErrors leave this file; their messages name the provider and the status, never a header.
 import { request } from 'undici';
 import { SearchError } from './provider.js';
+import { readCappedText, type ReadableBody } from '../../../proxy/capped-text.js';
 
 export interface ProviderCall {
   /** The provider's name, for messages. */
@@ -64,21 +65,11 @@ function statusError(provider: string, status: number, body: string): SearchErro
   return new SearchError('unavailable', message);
 }
 
-async function readCapped(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
-  provider: string,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      body.destroy();
-      throw new SearchError('unavailable', `${provider}: the answer is larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+async function readCapped(body: ReadableBody, provider: string): Promise<string> {
+  const text = await readCappedText(body, MAX_BODY_BYTES);
+  if (text === undefined)
+    throw new SearchError('unavailable', `${provider}: the answer is larger than ${MAX_BODY_BYTES} bytes`);
+  return text;
 }
 
 function parseJson(text: string, provider: string): unknown {

@@ -14,6 +14,7 @@ import { ConnectionCap } from '../proxy/connection-cap.js';
 import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
 import { createRequestListener } from '../proxy/gateway.js';
 import { createHttpServer } from '../proxy/http-server.js';
+import { attachSocketMode } from '../proxy/socket/socket-upgrade.js';
 import { closeServer, listen, urlOf } from '../proxy/listen.js';
 import { createLogger } from '../proxy/log.js';
 import { modelsBody } from '../proxy/models.js';
@@ -125,9 +126,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   // Every dialect is installed, so each is its own routes' error shape.
   const router = new Router(dialects, dialects);
   const connectionCap = new ConnectionCap(config.server.max_connections);
+  const chain = composeChain(plugins, terminal);
   const listener = createRequestListener({
     router,
-    chain: composeChain(plugins, terminal),
+    chain,
     log,
     bodyLimits: {
       maxBytes: config.server.body_limit_bytes,
@@ -154,10 +156,20 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     errorsFor: (path) => router.errorsFor(path),
     log,
   });
+  const sockets = attachSocketMode(server, {
+    router,
+    chain,
+    log,
+    connectionCap,
+    defaultWire: config.wire,
+    maxMessageBytes: config.server.body_limit_bytes,
+    idleTimeoutMs: config.server.websocket_idle_ms,
+  });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
   const close = async (): Promise<void> => {
     await admin?.close();
+    sockets.close();
     await closeServer(server);
     for (const plugin of plugins) await plugin.close?.();
     await services.close();

@@ -38,6 +38,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         'body_timeout_ms',
         'max_connections',
         'sse_ping_ms',
+        'websocket_idle_ms',
       ],
       properties: {
         host: { type: 'string', minLength: 1 },
@@ -48,6 +49,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         body_timeout_ms: { type: 'integer', minimum: 10, maximum: 3600000 },
         max_connections: { type: 'integer', minimum: 1, maximum: 1000000 },
         sse_ping_ms: { type: 'integer', minimum: 10 },
+        websocket_idle_ms: { type: 'integer', minimum: 10, maximum: 3600000 },
       },
     },
     model: {

@@ -20,6 +20,8 @@ export interface GatewayConfig {
     /** Open client connections per node. */
     max_connections: number;
     sse_ping_ms: number;
+    /** A WebSocket with no request under way and no message for this long is closed. */
+    websocket_idle_ms: number;
   };
   model: {
     id: string;

@@ -52,11 +52,33 @@ export interface Dialect<Echo = unknown> {
   streamEncoder(context: EncodeContext, echo: Echo): StreamEncoder;
   encodeBody(completion: ChatCompletion, context: EncodeContext, echo: Echo): JsonObject;
   renderError(error: GatewayError): RenderedError;
+  /** Requests as messages on one WebSocket, for dialects that have it (OpenAI's Responses WebSocket mode). */
+  socket?: SocketMode;
   /** Token counting without generation, for dialects that have it (POST /v1/messages/count_tokens). */
   countTokens?: {
     decode(body: unknown): ChatRequest;
     encode(inputTokens: number): JsonObject;
   };
+}
+
+/**
+ * A dialect's WebSocket mode: the client sends each request as a message on one connection and gets its
+ * events back as messages (proxy/socket/). The core runs each message as its own exchange; the dialect
+ * says what a message means and keeps what later messages may refer to (an earlier response).
+ */
+export interface SocketMode {
+  /** The state of one connection. */
+  open(): SocketConversation;
+}
+
+export interface SocketConversation {
+  /**
+   * A client message (parsed JSON) as the body of a streamed request for `Dialect.decode`, and whether
+   * the client wants anything generated (a warm-up does not); throws a GatewayError naming the field.
+   */
+  request(message: unknown): { body: unknown; generate: boolean };
+  /** Every event the client was sent for the request, by name, with its JSON text (what a later request may build on). */
+  sent(event: string, data: string): void;
 }
 
 /** What every route needs from a dialect even before it can generate: its error shape. */

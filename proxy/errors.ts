@@ -27,6 +27,11 @@ const CATALOGUE = {
   GW_ERR_REQUEST_INVALID: { status: 400, kind: 'invalid_request', chatCode: null },
   GW_ERR_REQUEST_UNSUPPORTED_TOOL: { status: 400, kind: 'invalid_request', chatCode: null },
   GW_ERR_REQUEST_BAD_HEADER: { status: 400, kind: 'invalid_request', chatCode: null },
+  GW_ERR_REQUEST_PREVIOUS_RESPONSE_NOT_FOUND: {
+    status: 400,
+    kind: 'invalid_request',
+    chatCode: 'previous_response_not_found',
+  },
   GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'too_large', chatCode: 'request_too_large' },
   GW_ERR_REQUEST_TOO_DEEP: { status: 400, kind: 'invalid_request', chatCode: null },
   GW_ERR_REQUEST_UNDECODABLE_BODY: { status: 400, kind: 'invalid_request', chatCode: null },

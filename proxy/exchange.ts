@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { estimateInputTokens } from '../limits/estimate.js';
 import type { ChatRequest } from './canonical.js';
@@ -13,14 +13,24 @@ import type { Route } from './router.js';
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty here on purpose: the plugins fill it by merging
 export interface ExchangeLocals {}
 
+/**
+ * What the chain sees of the answer: whether its head went out (after that an error can only be an event
+ * in the stream), and its status. An HTTP response, or one response on a WebSocket (proxy/socket/).
+ */
+export interface ExchangeReply {
+  readonly headersSent: boolean;
+  readonly statusCode: number;
+}
+
 /** One client request and everything the gateway learns about it on the way through. */
 export class Exchange {
   readonly id: string;
   readonly startedAt = performance.now();
   /** Unix seconds at arrival: the `created` of every object the response carries. */
   readonly created = Math.floor(Date.now() / 1000);
+  /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
   readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  readonly res: ExchangeReply;
   readonly route: Route;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
@@ -40,7 +50,7 @@ export class Exchange {
   constructor(init: {
     id: string;
     req: IncomingMessage;
-    res: ServerResponse;
+    res: ExchangeReply;
     route: Route;
     rootLog: Logger;
     signal: AbortSignal;

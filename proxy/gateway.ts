@@ -14,6 +14,8 @@ import { sendError, sendEventStream, sendJson } from './respond.js';
 import { refuseUnhandledSearch } from './unhandled-search.js';
 import { printable } from './printable.js';
 import { nextRequestId } from './request-id.js';
+import { logRequest } from './request-log.js';
+import { wireOf } from './wire-header.js';
 import type { RouteMatch, Router } from './router.js';
 
 /** What a connection over the cap is told to wait before retrying, in seconds. */
@@ -80,10 +82,10 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
         break;
       case 'generate':
         if (route.dialect === undefined) throw notEnabled(req);
-        failure = await generate(options, exchange, route.dialect);
+        failure = await generate(options, exchange, res, route.dialect);
         break;
       case 'count_tokens':
-        await countTokens(options, exchange);
+        await countTokens(options, exchange, res);
         break;
     }
   } catch (error) {
@@ -149,29 +151,11 @@ function refuse(
   );
 }
 
-/** The one log line of every request. */
-function logRequest(
-  log: Logger,
-  id: string,
-  req: IncomingMessage,
-  path: string,
-  status: number,
-  startedAt: number,
-  aborted: boolean,
-  failure: GatewayError | undefined,
-  fields: Readonly<Record<string, string | number>>,
-): void {
-  const ms = Math.round((performance.now() - startedAt) * 100) / 100;
-  log.info(
-    { requestId: id, method: req.method, path, status, ms, aborted, error: failure?.code, ...fields },
-    'request',
-  );
-}
-
 /** Reads and decodes the body, runs the chain, and writes the stream or the body. */
 async function generate(
   options: GatewayOptions,
   exchange: Exchange,
+  res: ServerResponse,
   dialect: Dialect,
 ): Promise<GatewayError | undefined> {
   const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
@@ -180,7 +164,7 @@ async function generate(
   const events = await options.chain.generate(exchange);
   if (dialect.wantsStream(request)) {
     return sendEventStream(
-      exchange.res,
+      res,
       exchange.responseHeaders,
       dialect.streamEncoder(exchange, echo),
       events,
@@ -188,19 +172,19 @@ async function generate(
       options.pingIntervalMs,
     );
   }
-  sendJson(exchange.res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange, echo));
+  sendJson(res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange, echo));
   return undefined;
 }
 
 /** POST /v1/messages/count_tokens: never streams, never reaches the chain (no credits, no rate limit). */
-async function countTokens(options: GatewayOptions, exchange: Exchange): Promise<void> {
+async function countTokens(options: GatewayOptions, exchange: Exchange, res: ServerResponse): Promise<void> {
   const counting = exchange.route.dialect?.countTokens;
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
   const request = counting.decode(await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt));
   for (const prepare of options.chain.prepareCount) prepare(request);
   refuseUnhandledSearch(request);
   const inputTokens = await options.countTokens(request, exchange.signal);
-  sendJson(exchange.res, 200, exchange.responseHeaders, counting.encode(inputTokens));
+  sendJson(res, 200, exchange.responseHeaders, counting.encode(inputTokens));
 }
 
 /** A non-streamed answer: the upstream's completion as it came, or (a search loop's) events folded into one. */
@@ -235,14 +219,4 @@ function notEnabled(req: IncomingMessage): GatewayError {
 function pathOf(url: string): string {
   const queryAt = url.indexOf('?');
   return queryAt === -1 ? url : url.slice(0, queryAt);
-}
-
-function wireOf(header: string | string[] | undefined, fallback: WireProfile): WireProfile {
-  if (header === undefined) return fallback;
-  if (header === 'spec' || header === 'openai') return header;
-  throw new GatewayError(
-    'GW_ERR_REQUEST_BAD_HEADER',
-    "Invalid value for header 'x-gateway-wire': must be 'spec' or 'openai'.",
-    'x-gateway-wire',
-  );
 }

@@ -11,8 +11,11 @@ export type { EventStream } from './event-stream.js';
 export type Next = () => Promise<EventStream>;
 
 /**
- * A plugin has up to two hooks, both optional:
- * - `onRequest` runs for every API route before the body is read (auth, request counting);
+ * A plugin has these hooks, all optional:
+ * - `onRequest` runs for every API route before the body is read (auth, request counting), and for every
+ *   request message on a WebSocket;
+ * - `onConnect` runs once when a client opens a WebSocket, on the upgrade request, before the switch
+ *   (auth: a bad key gets its 401 as the upgrade's answer);
  * - `handle` wraps the upstream call of generation routes as an onion: it may change `exchange.request`
  *   on the way in, answer early by throwing a GatewayError, and on the way out watch the events
  *   (`observe`, proxy/observe.ts) or change them (a stage of its own, proxy/event-stage.ts).
@@ -20,6 +23,7 @@ export type Next = () => Promise<EventStream>;
 export interface Plugin {
   readonly name: string;
   onRequest?(exchange: Exchange): void | Promise<void>;
+  onConnect?(exchange: Exchange): void | Promise<void>;
   /** Returns the events: a push stream (a stage, `observe`), or any async iterable of them (an async generator: simpler, and every event crosses a promise). */
   handle?(exchange: Exchange, next: Next): Promise<EventStream | AsyncIterable<ResponseEvent>>;
   /**

@@ -68,6 +68,20 @@ export class Router {
     return { found: true, route };
   }
 
+  /**
+   * The route a WebSocket upgrade on `url` opens: the generation route on that path whose dialect has a
+   * WebSocket mode (GET /v1/responses). Otherwise why not: no such path, or no WebSocket on it.
+   */
+  matchSocket(url: string): RouteMatch {
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const routes = this.#byPath.get(path);
+    if (routes === undefined) return { found: false, reason: 'path', errors: this.errorsFor(path) };
+    const route = routes.find((candidate) => candidate.kind === 'generate' && candidate.dialect?.socket !== undefined);
+    if (route === undefined) return { found: false, reason: 'method', errors: routes[0]!.errors };
+    return { found: true, route };
+  }
+
   /** The error shape for a path that may match no route: the message dialect's under /v1/messages, else chat's. */
   errorsFor(path: string): ErrorRenderer {
     return path.startsWith('/v1/messages') ? this.#errorShapes.messages : this.#errorShapes.chat;

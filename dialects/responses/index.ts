@@ -3,10 +3,11 @@ import { renderChatError } from '../chat/errors.js';
 import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
 import { encodeResponsesBody } from './encode-body.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
+import { responsesSocketMode } from './socket-mode.js';
 import type { ResponseContext } from './response-object.js';
 import type { ResponsesRequest } from './types.js';
 
-/** The responses dialect (POST /v1/responses). Its errors use the chat dialect's shape (spec section 7). */
+/** The responses dialect (POST /v1/responses, and its WebSocket mode on GET /v1/responses). Its errors use the chat dialect's shape (spec section 7). */
 export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect<ResponsesRequest> {
   const contextOf = (context: EncodeContext, request: ResponsesRequest): ResponseContext => ({
     id: context.id,
@@ -22,5 +23,6 @@ export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect
     streamEncoder: (context, request) => new ResponsesStreamEncoder(contextOf(context, request)),
     encodeBody: (completion, context, request) => encodeResponsesBody(completion, contextOf(context, request)),
     renderError: renderChatError,
+    socket: responsesSocketMode,
   };
 }

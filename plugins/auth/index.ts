@@ -35,28 +35,36 @@ export const authPlugin: PluginModule = {
     const cache = new KeyCache((hash) => store.keys.findByHash(hash), ttlMs, context.now);
     const unsubscribe = context.revocations.subscribe((keyId) => cache.revoke(keyId));
 
+    /** Who is calling: the key's org and id in the exchange, or a 401. */
+    const identify = async (exchange: Exchange): Promise<void> => {
+      const presented = presentedKey(exchange);
+      if (presented === undefined)
+        throw new GatewayError(
+          'GW_ERR_AUTH_MISSING_KEY',
+          'Missing API key: send it as x-api-key or Authorization: Bearer.',
+        );
+      const { key, header } = presented;
+      const record = await cache.lookup(key);
+      if (record === undefined || record.status !== 'active')
+        throw new GatewayError(
+          'GW_ERR_AUTH_INVALID_KEY',
+          `invalid API key (${header}): the key is unknown or revoked.`,
+        );
+      exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
+      exchange.logFields.org = record.orgId;
+      exchange.logFields.key_id = record.id;
+      store.keys.touch(record.id);
+    };
+
     return {
       name: 'auth',
       async onRequest(exchange: Exchange) {
         if (exchange.route.kind === 'health') return;
-        const presented = presentedKey(exchange);
-        if (presented === undefined)
-          throw new GatewayError(
-            'GW_ERR_AUTH_MISSING_KEY',
-            'Missing API key: send it as x-api-key or Authorization: Bearer.',
-          );
-        const { key, header } = presented;
-        const record = await cache.lookup(key);
-        if (record === undefined || record.status !== 'active')
-          throw new GatewayError(
-            'GW_ERR_AUTH_INVALID_KEY',
-            `invalid API key (${header}): the key is unknown or revoked.`,
-          );
-        exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
-        exchange.logFields.org = record.orgId;
-        exchange.logFields.key_id = record.id;
-        store.keys.touch(record.id);
+        await identify(exchange);
       },
+      // A WebSocket is refused on its upgrade when the key is bad; each of its requests is checked again
+      // (onRequest), so a key revoked while the connection is open stops working at the next request.
+      onConnect: identify,
       close() {
         unsubscribe();
         cache.close();

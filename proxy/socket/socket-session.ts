@@ -1,0 +1,211 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { RawData, WebSocket } from 'ws';
+import type { Chain } from '../chain.js';
+import type { Dialect, SocketConversation, WireProfile } from '../dialect.js';
+import { asGatewayError, GatewayError } from '../errors.js';
+import { Exchange } from '../exchange.js';
+import { nextRequestId } from '../request-id.js';
+import { logRequest } from '../request-log.js';
+import type { Route } from '../router.js';
+import { sendEventMessages, SocketReply } from './send-events.js';
+import { sseMessages as sseMessagesOf } from './sse-messages.js';
+
+export interface SocketSessionOptions {
+  chain: Chain;
+  log: Logger;
+  /** A connection with no request under way and no message for this long is closed (1000). */
+  idleTimeoutMs: number;
+}
+
+/**
+ * Request messages a connection may have waiting behind the one under way (OpenAI runs a connection's
+ * responses one at a time); one more is refused with an error message, so a client cannot queue unbounded work.
+ */
+const MAX_QUEUED = 16;
+
+/** WebSocket close code for a connection closed for being idle: 1000, a normal close. */
+const IDLE_CLOSE = 1000;
+
+/**
+ * One client's WebSocket: each text message is a request, run as its own exchange through the same chain
+ * as an HTTP request (the request hooks, the plugins' onion, the upstream), one at a time in the order
+ * they came; its events go back as messages. A request that fails before its first event is answered
+ * with one `error` message carrying the HTTP status and body the request would have had, and the
+ * connection stays open for the next.
+ */
+export class SocketSession {
+  readonly #ws: WebSocket;
+  readonly #socket: Socket;
+  readonly #req: IncomingMessage;
+  readonly #route: Route;
+  readonly #dialect: Dialect;
+  readonly #wire: WireProfile;
+  readonly #options: SocketSessionOptions;
+  readonly #conversation: SocketConversation;
+  #tail: Promise<void> = Promise.resolve();
+  #queued = 0;
+  #current: AbortController | undefined;
+  #idle: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    ws: WebSocket,
+    socket: Socket,
+    req: IncomingMessage,
+    route: Route & { dialect: Dialect },
+    wire: WireProfile,
+    options: SocketSessionOptions,
+  ) {
+    this.#ws = ws;
+    this.#socket = socket;
+    this.#req = req;
+    this.#route = route;
+    this.#dialect = route.dialect;
+    this.#wire = wire;
+    this.#options = options;
+    this.#conversation = route.dialect.socket!.open();
+    ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    ws.on('close', () => {
+      this.#closed = true;
+      clearTimeout(this.#idle);
+      this.#current?.abort();
+    });
+    ws.on('error', () => {
+      // A protocol error (bad frame, message over the size limit): ws closes the connection itself.
+    });
+    this.#armIdle();
+  }
+
+  /** Ends the connection (the gateway is stopping): the request under way is aborted by the close. */
+  terminate(): void {
+    this.#ws.terminate();
+  }
+
+  #armIdle(): void {
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => {
+      if (this.#queued === 0) this.#ws.close(IDLE_CLOSE, 'idle');
+    }, this.#options.idleTimeoutMs);
+  }
+
+  #onMessage(data: RawData, isBinary: boolean): void {
+    clearTimeout(this.#idle);
+    if (this.#queued > MAX_QUEUED) {
+      this.#sendError(
+        new GatewayError(
+          'GW_ERR_REQUEST_INVALID',
+          `Too many requests waiting on this connection (${MAX_QUEUED} at most): wait for a response to end before sending another.`,
+        ),
+        { 'x-request-id': nextRequestId() },
+      );
+      return;
+    }
+    this.#queued++;
+    const text = isBinary ? undefined : rawText(data);
+    this.#tail = this.#tail.then(async () => {
+      await this.#answer(text);
+      this.#queued--;
+      if (this.#queued === 0 && !this.#closed) this.#armIdle();
+    });
+  }
+
+  /** One request message, answered in full (its events, or its error) before the next is read. */
+  async #answer(text: string | undefined): Promise<void> {
+    if (this.#closed) return;
+    const id = nextRequestId();
+    const controller = new AbortController();
+    this.#current = controller;
+    const reply = new SocketReply();
+    const exchange = new Exchange({
+      id,
+      req: this.#req,
+      res: reply,
+      route: this.#route,
+      rootLog: this.#options.log,
+      signal: controller.signal,
+      wire: this.#wire,
+    });
+    let failure: GatewayError | undefined;
+    try {
+      for (const hook of this.#options.chain.onRequest) await hook(exchange);
+      const { body, generate } = this.#conversation.request(parseMessage(text));
+      const { request, echo } = this.#dialect.decode(body);
+      exchange.request = request;
+      const encoder = this.#dialect.streamEncoder(exchange, echo);
+      if (generate) {
+        const events = await this.#options.chain.generate(exchange);
+        failure = await sendEventMessages(
+          this.#ws,
+          this.#socket,
+          encoder,
+          events,
+          this.#conversation,
+          reply,
+          controller.signal,
+        );
+      } else {
+        // A warm-up: the request is checked and gets its response, with nothing generated (no upstream call, no cost).
+        for (const message of [encoder.start(), encoder.end()]) this.#sendFrames(message, reply);
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        failure = asGatewayError(error);
+        if (failure.code === 'GW_ERR_INTERNAL') exchange.log.error({ err: error }, 'internal error');
+        if (!reply.headersSent) this.#sendError(failure, exchange.responseHeaders);
+      }
+    } finally {
+      this.#current = undefined;
+      const status = reply.headersSent ? reply.statusCode : (failure?.status ?? 200);
+      logRequest(
+        this.#options.log,
+        id,
+        this.#req,
+        this.#route.path,
+        controller.signal.aborted && !reply.headersSent ? CLIENT_CLOSED : status,
+        exchange.startedAt,
+        controller.signal.aborted,
+        failure,
+        exchange.logFields,
+      );
+    }
+  }
+
+  #sendFrames(text: string, reply: SocketReply): void {
+    for (const message of sseMessagesOf(text)) {
+      this.#ws.send(message.data);
+      this.#conversation.sent(message.event, message.data);
+      reply.headersSent = true;
+    }
+  }
+
+  /**
+   * A request refused before its first event: one `error` message with the HTTP status, the body the
+   * route's dialect would have answered, and the headers (retry-after, rate limits), as OpenAI's
+   * WebSocket mode sends them and Codex reads them (as the HTTP error of that request).
+   */
+  #sendError(error: GatewayError, headers: Record<string, string>): void {
+    const rendered = this.#route.errors.renderError(error);
+    this.#ws.send(JSON.stringify({ type: 'error', status: rendered.status, ...rendered.body, headers }));
+  }
+}
+
+/** The status logged for a request whose client went away before its first event (nginx's 499). */
+const CLIENT_CLOSED = 499;
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+function parseMessage(text: string | undefined): unknown {
+  if (text === undefined)
+    throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'Request messages are JSON text messages, not binary.');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new GatewayError('GW_ERR_REQUEST_MALFORMED_JSON', 'The message is not valid JSON.');
+  }
+}

@@ -1,0 +1,147 @@
+// WebSocket mode: the node:http server's `upgrade` event, for the routes whose dialect has one (GET /v1/responses).
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import type { Chain } from '../chain.js';
+import type { ConnectionCap } from '../connection-cap.js';
+import type { Dialect, WireProfile } from '../dialect.js';
+import { asGatewayError, GatewayError } from '../errors.js';
+import { Exchange } from '../exchange.js';
+import { printable } from '../printable.js';
+import { nextRequestId } from '../request-id.js';
+import { logRequest } from '../request-log.js';
+import type { Route, Router } from '../router.js';
+import { wireOf } from '../wire-header.js';
+import { SocketSession } from './socket-session.js';
+
+export interface SocketModeOptions {
+  router: Router;
+  chain: Chain;
+  log: Logger;
+  connectionCap: ConnectionCap;
+  defaultWire: WireProfile;
+  /** The largest request message (server.body_limit_bytes): a larger one closes the connection (1009). */
+  maxMessageBytes: number;
+  idleTimeoutMs: number;
+}
+
+/** The open WebSockets of a server, to end them when it stops (an upgraded socket is no longer the HTTP server's to close). */
+export interface SocketMode {
+  close(): void;
+}
+
+/** What a connection over the cap is told to wait before retrying, in seconds (as on HTTP). */
+const CONNECTIONS_RETRY_AFTER_S = 1;
+
+export function attachSocketMode(server: Server, options: SocketModeOptions): SocketMode {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  const sessions = new Set<SocketSession>();
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    void upgrade(options, wss, sessions, req, socket, head);
+  });
+  return {
+    close() {
+      for (const session of sessions) session.terminate();
+    },
+  };
+}
+
+async function upgrade(
+  options: SocketModeOptions,
+  wss: WebSocketServer,
+  sessions: Set<SocketSession>,
+  req: IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+): Promise<void> {
+  // Until the switch, a reset socket must not throw at the process.
+  const onSocketError = (): void => {};
+  socket.on('error', onSocketError);
+  const id = nextRequestId();
+  const startedAt = performance.now();
+  const match = options.router.matchSocket(req.url ?? '/');
+  const headers: Record<string, string> = { 'x-request-id': id };
+  let failure: GatewayError | undefined;
+  let route: Route | undefined;
+  let wire = options.defaultWire;
+  try {
+    if (options.connectionCap.refuses(socket)) {
+      headers['retry-after'] = String(CONNECTIONS_RETRY_AFTER_S);
+      throw new GatewayError(
+        'GW_ERR_SERVER_TOO_MANY_CONNECTIONS',
+        'This gateway node has too many open connections; retry shortly.',
+      );
+    }
+    if (!match.found) {
+      const path = printable(pathOf(req.url ?? '/'));
+      throw match.reason === 'path'
+        ? new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `Unknown endpoint: ${path}.`)
+        : new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${path} does not take WebSocket connections.`);
+    }
+    route = match.route;
+    wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
+    const controller = new AbortController();
+    socket.once('close', () => controller.abort());
+    const exchange = new Exchange({
+      id,
+      req,
+      res: { headersSent: false, statusCode: 101 },
+      route,
+      rootLog: options.log,
+      signal: controller.signal,
+      wire,
+    });
+    for (const hook of options.chain.onConnect) await hook(exchange);
+    Object.assign(headers, exchange.responseHeaders);
+  } catch (error) {
+    failure = asGatewayError(error);
+    if (failure.code === 'GW_ERR_INTERNAL') options.log.error({ requestId: id, err: error }, 'internal error');
+    const errors = route?.errors ?? (match.found ? match.route.errors : match.errors);
+    refuse(socket, errors.renderError(failure), headers);
+    logUpgrade(options.log, id, req, failure.status, startedAt, failure);
+    return;
+  }
+  const opened = route as Route & { dialect: Dialect };
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    socket.off('error', onSocketError);
+    const session = new SocketSession(ws, socket, req, opened, wire, {
+      chain: options.chain,
+      log: options.log,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
+    sessions.add(session);
+    ws.once('close', () => sessions.delete(session));
+    logUpgrade(options.log, id, req, 101, startedAt, undefined);
+  });
+}
+
+/** The upgrade refused before the switch: an HTTP answer in the route's dialect, and the connection closed. */
+function refuse(socket: Socket, rendered: { status: number; body: object }, headers: Record<string, string>): void {
+  const body = JSON.stringify(rendered.body);
+  const lines = [`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}`];
+  const all = {
+    ...headers,
+    connection: 'close',
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`);
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function logUpgrade(
+  log: Logger,
+  id: string,
+  req: IncomingMessage,
+  status: number,
+  startedAt: number,
+  failure: GatewayError | undefined,
+): void {
+  logRequest(log, id, req, printable(pathOf(req.url ?? '/'), 200), status, startedAt, false, failure, {});
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
+}

@@ -148,6 +148,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       displayName: config.model.display_name,
       ownedBy: config.model.owned_by,
       created: config.model.created,
+      contextTokens,
     }),
   });
   const server = createHttpServer(listener, {

@@ -1,4 +1,5 @@
 import type { JsonObject } from './canonical.js';
+import { codexModelInfo } from './codex-model-info.js';
 
 export interface ModelInfo {
   id: string;
@@ -6,6 +7,8 @@ export interface ModelInfo {
   ownedBy: string;
   /** Unix seconds. */
   created: number;
+  /** The model's context window in tokens. */
+  contextTokens: number;
 }
 
 /** The catalogue body: one model, in a shape both the OpenAI and the Anthropic SDKs read (docs/wire.md). */
@@ -19,5 +22,13 @@ export function modelsBody(model: ModelInfo): JsonObject {
     owned_by: model.ownedBy,
     display_name: model.displayName,
   };
-  return { object: 'list', data: [entry], has_more: false, first_id: model.id, last_id: model.id };
+  return {
+    object: 'list',
+    data: [entry],
+    has_more: false,
+    first_id: model.id,
+    last_id: model.id,
+    // Codex reads its model metadata from here (codex-model-info.ts).
+    models: [codexModelInfo(model)],
+  };
 }

@@ -1,4 +1,5 @@
 import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
+import { callItem } from './call-items.js';
 import { outcomeOf } from './outcome.js';
 import {
   callItemId,
@@ -16,7 +17,8 @@ import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } f
 
 /**
  * The non-streaming body (spec 2.7 + docs/wire.md): the message item (unless the turn is only tool calls), then one
- * `function_call` item per call, with the ids a stream of the same answer would carry.
+ * item per call (`function_call`, or the client tool's own item: call-items.ts), with the ids a stream of the same
+ * answer would carry.
  */
 export function encodeResponsesBody(completion: ChatCompletion, context: ResponseContext): JsonObject {
   const choice = completion.choices[0];
@@ -27,14 +29,15 @@ export function encodeResponsesBody(completion: ChatCompletion, context: Respons
   if (completion.segments !== undefined) output.push(...segmentItems(completion.segments, context, outcome.status));
   else if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
   calls.forEach((call, n) => {
-    output.push({
-      type: 'function_call',
-      id: callItemId(context, n),
-      call_id: call.id || fallbackCallId(context, n),
-      name: call.function.name,
-      arguments: call.function.arguments,
-      status: outcome.status,
-    });
+    output.push(
+      callItem(context.tools?.get(call.function.name), {
+        id: callItemId(context, n),
+        callId: call.id || fallbackCallId(context, n),
+        name: call.function.name,
+        arguments: call.function.arguments,
+        status: outcome.status,
+      }),
+    );
   });
   return responseObject(context, { status: outcome.status, output, usage: responsesUsage(completion.usage), outcome });
 }

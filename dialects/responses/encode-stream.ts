@@ -13,6 +13,8 @@ import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
 import { renderChatError } from '../chat/errors.js';
+import { callItem } from './call-items.js';
+import type { ClientTool } from './client-tools.js';
 import { outcomeOf, type ResponseOutcome } from './outcome.js';
 import {
   callItemId,
@@ -27,7 +29,7 @@ import {
   urlCitation,
   type ResponseContext,
 } from './response-object.js';
-import type { OutputFunctionCall, OutputItem, OutputWebSearchCall, ResponseStatus } from './types.js';
+import type { OutputItem, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /** A message item of the stream: open from its first text until a tool call starts or the stream ends. */
 interface StreamMessage {
@@ -43,9 +45,14 @@ interface StreamMessage {
   annotations: JsonObject[];
 }
 
-/** A function_call item: open from its first fragment until the stream ends (upstreams may interleave calls). */
+/**
+ * A call item (`function_call`, or a client tool's own: call-items.ts): open from its first fragment until the
+ * stream ends (upstreams may interleave calls).
+ */
 interface StreamCall {
-  kind: 'function_call';
+  kind: 'call';
+  /** The client's tool the name maps to; undefined for a plain function tool. */
+  tool: ClientTool | undefined;
   id: string;
   outputIndex: number;
   callId: string;
@@ -126,7 +133,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let out = this.#items.length === 0 ? this.#openMessage() : '';
     for (const item of this.#items) {
       if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
-      else if (item.kind === 'function_call') out += this.#closeCall(item, outcome.status);
+      else if (item.kind === 'call') out += this.#closeCall(item, outcome.status);
       else if (item.kind === 'web_search_call' && item.status === 'searching')
         out += this.#closeSearch(item, 'completed');
     }
@@ -279,12 +286,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       // Text before a call is a finished message: its item closes before the call's opens.
       if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
       const n = this.#calls.size;
+      const name = fragment.function?.name ?? '';
       call = {
-        kind: 'function_call',
+        kind: 'call',
+        tool: this.#context.tools?.get(name),
         id: callItemId(this.#context, n),
         outputIndex: this.#items.length,
         callId: fragment.id || fallbackCallId(this.#context, n),
-        name: fragment.function?.name ?? '',
+        name,
         arguments: '',
         status: 'in_progress',
       };
@@ -296,29 +305,41 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       );
     } else if (fragment.function?.name && call.name === '') {
       call.name = fragment.function.name;
+      call.tool = this.#context.tools?.get(call.name);
     }
     const delta = fragment.function?.arguments;
     if (delta) {
       call.arguments += delta;
-      out += this.#frame(
-        'response.function_call_arguments.delta',
-        `"item_id":"${call.id}","output_index":${call.outputIndex},"delta":${JSON.stringify(delta)}`,
-      );
+      // A custom tool's input and a shell action are known only once the JSON arguments are whole (#closeCall).
+      if (call.tool === undefined || call.tool.kind === 'function')
+        out += this.#frame(
+          'response.function_call_arguments.delta',
+          `"item_id":"${call.id}","output_index":${call.outputIndex},"delta":${JSON.stringify(delta)}`,
+        );
     }
     return out;
   }
 
+  /** A call's `*.done` events as OpenAI sends them for its tool type, then `response.output_item.done`. */
   #closeCall(call: StreamCall, status: ResponseStatus): string {
     call.status = status;
-    return (
-      this.#frame(
+    const item = callItem(call.tool, call);
+    const head = `"item_id":"${call.id}","output_index":${call.outputIndex}`;
+    let out = '';
+    if (item.type === 'function_call')
+      out += this.#frame(
         'response.function_call_arguments.done',
-        `"item_id":"${call.id}","output_index":${call.outputIndex},"name":${JSON.stringify(call.name)},"arguments":${JSON.stringify(call.arguments)}`,
-      ) +
-      this.#frame(
-        'response.output_item.done',
-        `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`,
-      )
+        `${head},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(item.arguments)}`,
+      );
+    else if (item.type === 'custom_tool_call') {
+      const input = JSON.stringify(item.input);
+      out +=
+        this.#frame('response.custom_tool_call_input.delta', `${head},"delta":${input}`) +
+        this.#frame('response.custom_tool_call_input.done', `${head},"input":${input}`);
+    }
+    return (
+      out +
+      this.#frame('response.output_item.done', `"output_index":${call.outputIndex},"item":${JSON.stringify(item)}`)
     );
   }
 
@@ -336,15 +357,7 @@ function outputItem(item: StreamItem): OutputItem {
   if (item.kind === 'message') return messageItem(item.id, item.text, item.status, item.annotations);
   if (item.kind === 'web_search_call')
     return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
-  const call: OutputFunctionCall = {
-    type: 'function_call',
-    id: item.id,
-    call_id: item.callId,
-    name: item.name,
-    arguments: item.arguments,
-    status: item.status,
-  };
-  return call;
+  return callItem(item.tool, item);
 }
 
 /** A new canonical event type is a compile error here until the encoder handles it. */

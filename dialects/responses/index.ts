@@ -1,5 +1,6 @@
 import type { Dialect, EncodeContext } from '../../proxy/dialect.js';
 import { renderChatError } from '../chat/errors.js';
+import { clientToolNames } from './client-tools.js';
 import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
 import { encodeResponsesBody } from './encode-body.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
@@ -15,6 +16,7 @@ export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect
     modelId: options.modelId,
     wire: context.wire,
     request,
+    tools: clientToolNames(request.tools),
   });
   return {
     name: 'responses',

@@ -15,6 +15,19 @@ export const SEARCH_TOOLS: ReadonlySet<string> = new Set([
   'web_search_preview_2025_03_11',
 ]);
 
+/** The tools the client runs (client-tools.ts); all behind `dialects.responses.function_tools`. */
+const CLIENT_TOOLS: ReadonlySet<string> = new Set(['function', 'namespace', 'custom', 'local_shell']);
+
+/** Input items of those tools' calls and results. */
+const CLIENT_TOOL_ITEMS: ReadonlySet<string> = new Set([
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'local_shell_call_output',
+]);
+
 /**
  * What the dialect refuses, and why, checked on the raw body before the schema so the message can explain:
  * references to stored state, function tools while they are switched off, and tool types the gateway does
@@ -51,15 +64,35 @@ function refuseTool(tool: unknown, param: string, functionTools: boolean): void 
   const type = isRecord(tool) ? tool.type : undefined;
   // A tool without a type is the schema's to report.
   if (typeof type !== 'string') return;
-  if (type === 'function') {
+  if (CLIENT_TOOLS.has(type)) {
     if (!functionTools) throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', NO_FUNCTION_TOOLS, param);
+    // A namespace holds function tools only (Codex sends no other kind in one).
+    if (type === 'namespace' && isRecord(tool) && Array.isArray(tool.tools))
+      tool.tools.forEach((inner: unknown, index) => {
+        const innerType = isRecord(inner) ? inner.type : undefined;
+        if (typeof innerType === 'string' && innerType !== 'function')
+          unsupported(
+            innerType,
+            param.replace(/\.type$/, `.tools[${index}].type`),
+            "only 'function' tools can be in a namespace",
+          );
+      });
     return;
   }
   if (SEARCH_TOOLS.has(type)) return;
-  const allowed = functionTools ? "'web_search' and 'function' tools are" : "the 'web_search' tool is";
+  unsupported(
+    type,
+    param,
+    functionTools
+      ? "only 'web_search', 'function', 'namespace', 'custom' and 'local_shell' tools are"
+      : "only the 'web_search' tool is",
+  );
+}
+
+function unsupported(type: string, param: string, allowed: string): never {
   throw new GatewayError(
     'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
-    `Tool type '${type}' is not supported on /v1/responses; only ${allowed}.`,
+    `Tool type '${type}' is not supported on /v1/responses (${param}); ${allowed}.`,
     param,
   );
 }
@@ -73,7 +106,7 @@ function refuseItem(item: unknown, param: string, functionTools: boolean): void 
       param,
     );
   }
-  if (!functionTools && (type === 'function_call' || type === 'function_call_output')) {
+  if (!functionTools && typeof type === 'string' && CLIENT_TOOL_ITEMS.has(type)) {
     throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', NO_FUNCTION_TOOLS, param);
   }
 }

@@ -1,5 +1,6 @@
 import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
+import type { ClientToolNames } from './client-tools.js';
 import type { ResponseOutcome } from './outcome.js';
 import type { OutputItem, OutputMessage, ResponsesRequest, ResponsesUsage, ResponseStatus } from './types.js';
 
@@ -12,6 +13,8 @@ export interface ResponseContext {
   wire: WireProfile;
   /** The validated request, echoed as OpenAI echoes it (instructions, tools, sampling). */
   request: ResponsesRequest;
+  /** Which client tool each mapped function name stands for (calls go back as its tool's items); none: plain functions. */
+  tools?: ClientToolNames;
 }
 
 export interface ResponseState {

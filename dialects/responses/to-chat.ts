@@ -8,20 +8,27 @@ import {
   type JsonObject,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { customArguments, chatToolsOf } from './client-tools.js';
+import { shellArguments } from './call-items.js';
+import { SEARCH_TOOLS } from './refuse.js';
+import { flatName, LOCAL_SHELL_FUNCTION } from './tool-names.js';
 import type {
-  FunctionToolParam,
   InputItem,
   InputTextPart,
   ResponsesRequest,
   TextFormat,
   ResponsesToolChoice,
+  WebSearchToolParam,
 } from './types.js';
 import { webSearchOptions } from './web-search.js';
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+const SEARCH_NAMES: ReadonlySet<string> = new Set([SEARCH_FUNCTION_NAME]);
+
 /**
  * A validated responses request → the canonical chat request (the model id is checked by the caller).
- * Only function and search tools reach this point: other tools were refused before (refuse.ts). The search
- * tool becomes the gateway-side `web_search` (the search plugin runs it).
+ * Only the client's tools (client-tools.ts) and search tools reach this point: other tools were refused before
+ * (refuse.ts). The search tool becomes the gateway-side `web_search` (the search plugin runs it).
  */
 export function responsesToChat(request: ResponsesRequest): ChatRequest {
   const chat: ChatRequest = { model: request.model, messages: chatMessages(request) };
@@ -32,10 +39,9 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   if (request.stream === true) chat.stream = true;
   const format = responseFormat(request.text?.format);
   if (format !== undefined) chat.response_format = format;
-  const tools: ChatFunctionTool[] = [];
   (request.tools ?? []).forEach((tool, index) => {
-    if (tool.type === 'function') tools.push(chatTool(tool));
-    else if (chat.web_search !== undefined)
+    if (!isSearchTool(tool)) return;
+    if (chat.web_search !== undefined)
       throw new GatewayError(
         'GW_ERR_REQUEST_INVALID',
         `Invalid value for 'tools[${index}]': only one web search tool may be given.`,
@@ -54,6 +60,7 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
         `tools[${clash}].name`,
       );
   }
+  const tools = chatToolsOf(request.tools, chat.web_search === undefined ? NO_NAMES : SEARCH_NAMES);
   if (tools.length > 0 || chat.web_search !== undefined) {
     if (tools.length > 0) chat.tools = tools;
     const choice = toolChoice(request.tool_choice, tools);
@@ -81,20 +88,21 @@ function chatMessages(request: ResponsesRequest): ChatMessage[] {
         else if (item.role === 'user') out.push({ role: 'user', content: textContent(item.content) });
         else out.push({ role: 'assistant', content: textContent(item.content) });
         break;
-      case 'function_call': {
-        const call = {
-          id: item.call_id,
-          type: 'function' as const,
-          function: { name: item.name, arguments: item.arguments },
-        };
-        // Calls of one turn follow the turn's text (or each other): they belong to the same assistant message.
-        const last = out.at(-1);
-        if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
-        else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+      case 'function_call':
+        pushCall(out, item.call_id, item.namespace ? flatName(item.namespace, item.name) : item.name, item.arguments);
         break;
-      }
+      case 'custom_tool_call':
+        pushCall(out, item.call_id, item.name, customArguments(item.input));
+        break;
+      case 'local_shell_call':
+        pushCall(out, item.call_id ?? item.id ?? '', LOCAL_SHELL_FUNCTION, shellArguments(item.action));
+        break;
       case 'function_call_output':
+      case 'custom_tool_call_output':
         out.push({ role: 'tool', tool_call_id: item.call_id, content: textContent(item.output) });
+        break;
+      case 'local_shell_call_output':
+        out.push({ role: 'tool', tool_call_id: item.call_id ?? item.id ?? '', content: item.output });
         break;
       case 'web_search_call':
       case 'reasoning':
@@ -115,12 +123,16 @@ function joinText(content: string | InputTextPart[]): string {
   return typeof content === 'string' ? content : content.map((part) => part.text).join('\n');
 }
 
-function chatTool(tool: FunctionToolParam): ChatFunctionTool {
-  const fn: ChatFunctionTool['function'] = { name: tool.name };
-  if (tool.description != null) fn.description = tool.description;
-  if (tool.parameters != null) fn.parameters = tool.parameters;
-  if (tool.strict != null) fn.strict = tool.strict;
-  return { type: 'function', function: fn };
+/** A call of an earlier turn: calls of one turn follow its text (or each other), in the same assistant message. */
+function pushCall(out: ChatMessage[], id: string, name: string, args: string): void {
+  const call = { id, type: 'function' as const, function: { name, arguments: args } };
+  const last = out.at(-1);
+  if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
+  else out.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+function isSearchTool(tool: NonNullable<ResponsesRequest['tools']>[number]): tool is WebSearchToolParam {
+  return SEARCH_TOOLS.has(tool.type);
 }
 
 function toolChoice(

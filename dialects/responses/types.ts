@@ -17,6 +17,8 @@ export interface FunctionCallItem {
   type: 'function_call';
   call_id: string;
   name: string;
+  /** Set when the tool is one of a `namespace` tool's (Codex replays it so). */
+  namespace?: string | null;
   arguments: string;
 }
 
@@ -31,7 +33,55 @@ export interface SkippedItem {
   type: 'web_search_call' | 'reasoning';
 }
 
-export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | SkippedItem;
+export type InputItem =
+  | MessageItem
+  | FunctionCallItem
+  | FunctionCallOutputItem
+  | CustomToolCallItem
+  | CustomToolCallOutputItem
+  | LocalShellCallItem
+  | LocalShellCallOutputItem
+  | SkippedItem;
+
+/** A call of a `custom` (free-form) tool: its input is plain text, not JSON arguments. */
+export interface CustomToolCallItem {
+  type: 'custom_tool_call';
+  call_id: string;
+  name: string;
+  namespace?: string | null;
+  input: string;
+}
+
+export interface CustomToolCallOutputItem {
+  type: 'custom_tool_call_output';
+  call_id: string;
+  output: string | InputTextPart[];
+}
+
+/** The `exec` action of a `local_shell` call. */
+export interface LocalShellAction {
+  type: 'exec';
+  command: string[];
+  timeout_ms?: number | null;
+  working_directory?: string | null;
+  env?: Record<string, string> | null;
+  user?: string | null;
+}
+
+export interface LocalShellCallItem {
+  type: 'local_shell_call';
+  /** OpenAI's input names the call by `call_id`; older items by `id`. */
+  call_id?: string | null;
+  id?: string | null;
+  action: LocalShellAction;
+}
+
+export interface LocalShellCallOutputItem {
+  type: 'local_shell_call_output';
+  call_id?: string | null;
+  id?: string | null;
+  output: string;
+}
 
 export interface FunctionToolParam {
   type: 'function';
@@ -40,6 +90,30 @@ export interface FunctionToolParam {
   parameters?: JsonObject | null;
   strict?: boolean | null;
 }
+
+/** Codex's tool group: its function tools reach the model under flattened names (tool-names.ts). */
+export interface NamespaceToolParam {
+  type: 'namespace';
+  name: string;
+  description?: string | null;
+  tools: FunctionToolParam[];
+}
+
+/** A free-form tool: the model writes its input as text, optionally in a grammar (`format`). */
+export interface CustomToolParam {
+  type: 'custom';
+  name: string;
+  description?: string | null;
+  format?: { type: 'text' } | { type: 'grammar'; syntax: string; definition: string } | null;
+}
+
+/** The shell tool of Codex's `local` shell type: the model asks for an argv to run. */
+export interface LocalShellToolParam {
+  type: 'local_shell';
+}
+
+/** Every tool the client runs itself (the search tool is run by the gateway). */
+export type ClientToolParam = FunctionToolParam | NamespaceToolParam | CustomToolParam | LocalShellToolParam;
 
 /** The search tool (spec 2.6): `web_search`, or an alias; the schema checked the field types. */
 export interface WebSearchToolParam {
@@ -68,7 +142,7 @@ export interface ResponsesRequest {
   temperature?: number | null;
   top_p?: number | null;
   stream?: boolean | null;
-  tools?: Array<FunctionToolParam | WebSearchToolParam> | null;
+  tools?: Array<ClientToolParam | WebSearchToolParam> | null;
   tool_choice?: ResponsesToolChoice | null;
   parallel_tool_calls?: boolean | null;
   text?: { format?: TextFormat } | null;
@@ -99,6 +173,8 @@ export interface OutputFunctionCall {
   id: string;
   call_id: string;
   name: string;
+  /** The `namespace` tool the function belongs to, if any (Codex finds the tool by both). */
+  namespace?: string;
   arguments: string;
   status: ResponseStatus;
 }
@@ -111,7 +187,28 @@ export interface OutputWebSearchCall {
   action: { type: 'search'; query: string };
 }
 
-export type OutputItem = OutputMessage | OutputFunctionCall | OutputWebSearchCall;
+export interface OutputCustomToolCall {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  namespace?: string;
+  input: string;
+  status: ResponseStatus;
+}
+
+export interface OutputLocalShellCall {
+  type: 'local_shell_call';
+  id: string;
+  call_id: string;
+  action: Required<LocalShellAction>;
+  status: ResponseStatus;
+}
+
+/** A call the client runs: what a canonical tool call becomes (call-items.ts). */
+export type OutputCall = OutputFunctionCall | OutputCustomToolCall | OutputLocalShellCall;
+
+export type OutputItem = OutputMessage | OutputCall | OutputWebSearchCall;
 
 export interface ResponsesUsage {
   input_tokens: number;

@@ -30,7 +30,8 @@ t.test('GET /health answers 200 when the gateway is ready', async (t) => {
 });
 
 t.test('GET /v1/models lists the one public model in the shape both SDKs read', async (t) => {
-  const body = await (await fetch(`${stack.gateway.url}/v1/models`)).json();
+  const { models, ...body } = (await (await fetch(`${stack.gateway.url}/v1/models`)).json()) as Record<string, unknown>;
+  t.match(models, [{ slug: 'qwen3-8b', context_window: Number }], "Codex's model metadata beside the list");
   t.same(body, {
     object: 'list',
     data: [

@@ -276,7 +276,7 @@ t.test(
 );
 
 t.test('other tool types are refused and named', async (t) => {
-  for (const type of ['file_search', 'code_interpreter', 'custom', 'local_shell', 'mcp']) {
+  for (const type of ['file_search', 'code_interpreter', 'computer_use_preview', 'mcp']) {
     t.match(rejection({ model: MODEL, input: 'x', tools: [{ type }] }, on), {
       param: 'tools[0].type',
       message: new RegExp(`'${type}' is not supported`),

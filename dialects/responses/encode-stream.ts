@@ -134,7 +134,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const response = JSON.stringify(
       responseObject(this.#context, {
         status: outcome.status,
-        output: this.#items.map(outputItem),
+        output: this.#items.map((item) => outputItem(item)),
         usage: responsesUsage(this.#usage),
         outcome,
       }),
@@ -143,11 +143,24 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return out + this.#frame(type, `${spec}"response":${response}`);
   }
 
-  /** OpenAI's `error` event, with the chat-shape `error` object beside its fields: the SDKs raise it as an APIError. */
+  /**
+   * OpenAI's `error` event, with the chat-shape `error` object beside its fields: the SDKs raise it as an APIError.
+   * Then `response.failed`, the terminal event of the Open Responses lifecycle (Codex reads its error): the response
+   * as far as it came, its open items `incomplete`.
+   */
   error(error: GatewayError): string {
     const body = renderChatError(error).body.error as { message: string; code: string | null; param: string | null };
     const fields = `"code":${JSON.stringify(body.code)},"message":${JSON.stringify(body.message)},"param":${JSON.stringify(body.param)},"error":${JSON.stringify(body)}`;
-    return this.#frame('error', fields);
+    const response = JSON.stringify(
+      responseObject(this.#context, {
+        status: 'failed',
+        output: this.#items.map((item) => outputItem(item, true)),
+        usage: responsesUsage(this.#usage),
+        outcome: null,
+        error: { code: body.code ?? 'server_error', message: body.message },
+      }),
+    );
+    return this.#frame('error', fields) + this.#frame('response.failed', `"response":${response}`);
   }
 
   #chunk(chunk: ChatChunk): string {
@@ -332,17 +345,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 }
 
-function outputItem(item: StreamItem): OutputItem {
-  if (item.kind === 'message') return messageItem(item.id, item.text, item.status, item.annotations);
-  if (item.kind === 'web_search_call')
-    return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
+/** An item as it stands; `failed`: the stream broke off, so an unfinished item is `incomplete` (a search `failed`). */
+function outputItem(item: StreamItem, failed = false): OutputItem {
+  const cut = failed && (item.status === 'in_progress' || item.status === 'searching');
+  if (item.kind === 'web_search_call') {
+    const status = cut ? 'failed' : item.status;
+    return { type: 'web_search_call', id: item.id, status, action: { type: 'search', query: item.query } };
+  }
+  const status = cut ? 'incomplete' : item.status;
+  if (item.kind === 'message') return messageItem(item.id, item.text, status, item.annotations);
   const call: OutputFunctionCall = {
     type: 'function_call',
     id: item.id,
     call_id: item.callId,
     name: item.name,
     arguments: item.arguments,
-    status: item.status,
+    status,
   };
   return call;
 }

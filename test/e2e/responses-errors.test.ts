@@ -162,13 +162,16 @@ for (const wire of ['spec', 'openai'] as const) {
   );
 }
 
-t.test('after the first byte, an upstream stall is an error event (timeout), response.failed, and then the end', async (t) => {
-  const response = await fetch(`${stack.baseURL}/responses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2' },
-    body: JSON.stringify({ ...hello, stream: true }),
-  });
-  const frames = (await response.text()).trim().split('\n\n');
-  t.match(frames.at(-2), /^event: error\n.*"code":"upstream_timeout"/s);
-  t.match(frames.at(-1), /^event: response\.failed\n.*"code":"upstream_timeout"/s);
-});
+t.test(
+  'after the first byte, an upstream stall is an error event (timeout), response.failed, and then the end',
+  async (t) => {
+    const response = await fetch(`${stack.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2' },
+      body: JSON.stringify({ ...hello, stream: true }),
+    });
+    const frames = (await response.text()).trim().split('\n\n');
+    t.match(frames.at(-2), /^event: error\n.*"code":"upstream_timeout"/s);
+    t.match(frames.at(-1), /^event: response\.failed\n.*"code":"upstream_timeout"/s);
+  },
+);

@@ -141,7 +141,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const response = JSON.stringify(
       responseObject(this.#context, {
         status: outcome.status,
-        output: this.#items.map(outputItem),
+        output: this.#items.map((item) => outputItem(item)),
         usage: responsesUsage(this.#usage),
         outcome,
       }),
@@ -150,11 +150,24 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return out + this.#frame(type, `${spec}"response":${response}`);
   }
 
-  /** OpenAI's `error` event, with the chat-shape `error` object beside its fields: the SDKs raise it as an APIError. */
+  /**
+   * OpenAI's `error` event, with the chat-shape `error` object beside its fields: the SDKs raise it as an APIError.
+   * Then `response.failed`, the terminal event of the Open Responses lifecycle (Codex reads its error): the response
+   * as far as it came, its open items `incomplete`.
+   */
   error(error: GatewayError): string {
     const body = renderChatError(error).body.error as { message: string; code: string | null; param: string | null };
     const fields = `"code":${JSON.stringify(body.code)},"message":${JSON.stringify(body.message)},"param":${JSON.stringify(body.param)},"error":${JSON.stringify(body)}`;
-    return this.#frame('error', fields);
+    const response = JSON.stringify(
+      responseObject(this.#context, {
+        status: 'failed',
+        output: this.#items.map((item) => outputItem(item, true)),
+        usage: responsesUsage(this.#usage),
+        outcome: null,
+        error: { code: body.code ?? 'server_error', message: body.message },
+      }),
+    );
+    return this.#frame('error', fields) + this.#frame('response.failed', `"response":${response}`);
   }
 
   #chunk(chunk: ChatChunk): string {
@@ -353,11 +366,16 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 }
 
-function outputItem(item: StreamItem): OutputItem {
-  if (item.kind === 'message') return messageItem(item.id, item.text, item.status, item.annotations);
-  if (item.kind === 'web_search_call')
-    return { type: 'web_search_call', id: item.id, status: item.status, action: { type: 'search', query: item.query } };
-  return callItem(item.tool, item);
+/** An item as it stands; `failed`: the stream broke off, so an unfinished item is `incomplete` (a search `failed`). */
+function outputItem(item: StreamItem, failed = false): OutputItem {
+  const cut = failed && (item.status === 'in_progress' || item.status === 'searching');
+  if (item.kind === 'web_search_call') {
+    const status = cut ? 'failed' : item.status;
+    return { type: 'web_search_call', id: item.id, status, action: { type: 'search', query: item.query } };
+  }
+  const status = cut ? 'incomplete' : item.status;
+  if (item.kind === 'message') return messageItem(item.id, item.text, status, item.annotations);
+  return callItem(item.tool, { ...item, status });
 }
 
 /** A new canonical event type is a compile error here until the encoder handles it. */

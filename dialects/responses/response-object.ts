@@ -2,7 +2,15 @@ import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import type { ClientToolNames } from './client-tools.js';
 import type { ResponseOutcome } from './outcome.js';
-import type { OutputItem, OutputMessage, ResponsesRequest, ResponsesUsage, ResponseStatus } from './types.js';
+import { echoedReasoning, echoedSampling, echoedText, echoedTools } from './request-echo.js';
+import type {
+  OutputItem,
+  OutputMessage,
+  ResponseObjectStatus,
+  ResponsesRequest,
+  ResponsesUsage,
+  ResponseStatus,
+} from './types.js';
 
 /** What every response object of one exchange shares. */
 export interface ResponseContext {
@@ -18,11 +26,13 @@ export interface ResponseContext {
 }
 
 export interface ResponseState {
-  status: ResponseStatus;
+  status: ResponseObjectStatus;
   output: OutputItem[];
   usage: ResponsesUsage | null;
   /** null while in progress. */
   outcome: ResponseOutcome | null;
+  /** Why the response failed (status `failed`). */
+  error?: { code: string; message: string };
 }
 
 export const responseId = (context: ResponseContext): string => `resp_${context.id}`;
@@ -60,9 +70,9 @@ export function codePoints(text: string): number {
 }
 
 /**
- * The response object (spec 2.7, docs/wire.md): OpenAI's Response in both profiles; profile `spec` puts the spec's
- * `created`, `output_text` and `finish_reason` beside it. The non-streaming body and the `response` of the
- * stream's events are this same object.
+ * The response object (spec 2.7, docs/wire.md): OpenAI's Response in both profiles, every field of the Open
+ * Responses `ResponseResource` present with its type; profile `spec` puts the spec's `created`, `output_text` and
+ * `finish_reason` beside it. The non-streaming body and the `response` of the stream's events are this same object.
  */
 export function responseObject(context: ResponseContext, state: ResponseState): JsonObject {
   const { request } = context;
@@ -72,22 +82,28 @@ export function responseObject(context: ResponseContext, state: ResponseState): 
     created_at: context.created,
     status: state.status,
     background: false,
-    error: null,
+    completed_at: state.status === 'completed' ? Math.floor(Date.now() / 1000) : null,
+    error: state.error ?? null,
     incomplete_details: state.outcome?.incompleteDetails ?? null,
     instructions: request.instructions ?? null,
     max_output_tokens: request.max_tokens ?? request.max_output_tokens ?? null,
+    max_tool_calls: request.max_tool_calls ?? null,
     model: context.modelId,
     output: state.output,
     parallel_tool_calls: request.parallel_tool_calls ?? true,
     previous_response_id: null,
-    reasoning: request.reasoning ?? { effort: null, summary: null },
+    prompt_cache_key: request.prompt_cache_key ?? null,
+    reasoning: echoedReasoning(request),
+    safety_identifier: request.safety_identifier ?? null,
+    // One tier: the model server the gateway has.
+    service_tier: 'default',
     // Nothing is kept, whatever the client asked (rule 10).
     store: false,
-    temperature: request.temperature ?? null,
-    text: { format: { type: 'text' }, ...request.text },
+    ...echoedSampling(request),
+    text: echoedText(request),
     tool_choice: request.tool_choice ?? 'auto',
-    tools: request.tools ?? [],
-    top_p: request.top_p ?? null,
+    tools: echoedTools(request),
+    top_logprobs: request.top_logprobs ?? 0,
     truncation: 'disabled',
     usage: state.usage,
     user: request.user ?? null,

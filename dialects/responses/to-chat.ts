@@ -36,6 +36,8 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   if (maxTokens != null) chat.max_tokens = maxTokens;
   if (request.temperature != null) chat.temperature = request.temperature;
   if (request.top_p != null) chat.top_p = request.top_p;
+  if (request.presence_penalty != null) chat.presence_penalty = request.presence_penalty;
+  if (request.frequency_penalty != null) chat.frequency_penalty = request.frequency_penalty;
   if (request.stream === true) chat.stream = true;
   const format = responseFormat(request.text?.format);
   if (format !== undefined) chat.response_format = format;

@@ -141,6 +141,12 @@ export interface ResponsesRequest {
   max_output_tokens?: number | null;
   temperature?: number | null;
   top_p?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  /** Accepted and echoed; the gateway returns no logprobs. */
+  top_logprobs?: number | null;
+  /** Accepted and echoed; not enforced. */
+  max_tool_calls?: number | null;
   stream?: boolean | null;
   tools?: Array<ClientToolParam | WebSearchToolParam> | null;
   tool_choice?: ResponsesToolChoice | null;
@@ -149,10 +155,15 @@ export interface ResponsesRequest {
   metadata?: JsonObject | null;
   reasoning?: JsonObject | null;
   user?: string | null;
+  safety_identifier?: string | null;
+  prompt_cache_key?: string | null;
   [field: string]: unknown;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete';
+
+/** The response's own status: an item's, or `failed` when the upstream broke off the stream. */
+export type ResponseObjectStatus = ResponseStatus | 'failed';
 
 export interface OutputTextPart {
   type: 'output_text';

@@ -137,7 +137,7 @@ t.test('5xx: an upstream 500 becomes a 502 server_error, before any stream start
 
 for (const wire of ['spec', 'openai'] as const) {
   t.test(
-    `[${wire}] after the first byte, an upstream cut is an error event and then the end of the stream`,
+    `[${wire}] after the first byte, an upstream cut is an error event, response.failed, and then the end of the stream`,
     async (t) => {
       const response = await fetch(`${stack.baseURL}/responses`, {
         method: 'POST',
@@ -147,26 +147,31 @@ for (const wire of ['spec', 'openai'] as const) {
       t.equal(response.status, 200);
       const frames = (await response.text()).trim().split('\n\n');
       t.match(frames[0], /^event: response\.created\n/);
-      const last = frames.at(-1)!;
-      t.match(last, /^event: error\ndata: /);
-      const data = JSON.parse(last.split('\n')[1]!.slice(6)) as Record<string, unknown>;
+      const [error, failed] = frames.slice(-2);
+      t.match(error, /^event: error\ndata: /);
+      const data = JSON.parse(error!.split('\n')[1]!.slice(6)) as Record<string, unknown>;
       t.match(data, {
         type: 'error',
         code: 'upstream_stream_cut',
         error: { type: 'server_error', code: 'upstream_stream_cut' },
       });
-      t.equal(data.sequence_number, frames.length - 1);
+      t.equal(data.sequence_number, frames.length - 2);
+      t.match(failed, /^event: response\.failed\ndata: .*"status":"failed"/s);
       t.notOk(frames.some((frame) => frame.startsWith('event: response.completed')));
     },
   );
 }
 
-t.test('after the first byte, an upstream stall is an error event (timeout) and then the end', async (t) => {
-  const response = await fetch(`${stack.baseURL}/responses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2' },
-    body: JSON.stringify({ ...hello, stream: true }),
-  });
-  const frames = (await response.text()).trim().split('\n\n');
-  t.match(frames.at(-1), /^event: error\n.*"code":"upstream_timeout"/s);
-});
+t.test(
+  'after the first byte, an upstream stall is an error event (timeout), response.failed, and then the end',
+  async (t) => {
+    const response = await fetch(`${stack.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sim-fault': 'stall:2' },
+      body: JSON.stringify({ ...hello, stream: true }),
+    });
+    const frames = (await response.text()).trim().split('\n\n');
+    t.match(frames.at(-2), /^event: error\n.*"code":"upstream_timeout"/s);
+    t.match(frames.at(-1), /^event: response\.failed\n.*"code":"upstream_timeout"/s);
+  },
+);

@@ -32,6 +32,8 @@ function resultUrls(): string[] {
 /** SDK additions (`output_text` on created responses, `parsed` on the helper's), left out of comparisons. */
 const SDK_FIELDS = new Set(['output_text', 'output_parsed', 'parsed']);
 
+const TIMES_AND_IDS = new Set(['id', 'created_at', 'created', 'completed_at']);
+
 /** A response with what differs between two answers to one prompt (ids, timestamps, cache split) blanked out. */
 function comparable(response: OpenAI.Responses.Response): unknown {
   const { usage, ...rest } = response;
@@ -42,7 +44,7 @@ function comparable(response: OpenAI.Responses.Response): unknown {
   };
   return JSON.parse(
     JSON.stringify({ ...rest, usage: summary }, (key, value: unknown) =>
-      SDK_FIELDS.has(key) ? undefined : key === 'id' || key === 'created_at' || key === 'created' ? '…' : value,
+      SDK_FIELDS.has(key) ? undefined : TIMES_AND_IDS.has(key) ? '…' : value,
     ),
   );
 }

@@ -314,9 +314,13 @@ function readStream(dialect: DialectName, text: string): StreamRead {
   return { frames, deltas, inputTokens };
 }
 
-/** The last frame is the dialect's error event, carrying the dialect's error object; no end event came. */
+/**
+ * The dialect's error event, carrying the dialect's error object, ends the stream; no end event came. In the
+ * responses dialect `response.failed` follows it, the lifecycle's terminal event, with the same error.
+ */
 function checkErrorEvent(t: Test, dialect: DialectName, frames: StreamRead['frames'], expected: ClientError): void {
-  const last = frames.at(-1);
+  const failed = dialect === 'responses' ? frames.at(-1) : undefined;
+  const last = dialect === 'responses' ? frames.at(-2) : frames.at(-1);
   t.equal(last?.event, 'error', 'the stream ends with an error event');
   const data = JSON.parse(last?.data ?? '{}') as Record<string, unknown>;
   if (dialect === 'responses') {
@@ -326,11 +330,17 @@ function checkErrorEvent(t: Test, dialect: DialectName, frames: StreamRead['fram
       "OpenAI's error event",
     );
     checkErrorObject(t, 'responses', { error: data.error }, expected);
+    t.equal(failed?.event, 'response.failed', 'then response.failed');
+    t.match(
+      JSON.parse(failed?.data ?? '{}'),
+      { response: { status: 'failed', error: { code: expected.code, message: String } } },
+      'the failed response carries the error',
+    );
   } else checkErrorObject(t, dialect, data, expected);
   const ends: Record<DialectName, string[]> = {
     chat: ['message_stop'],
     messages: ['message_stop', 'message_delta'],
-    responses: ['response.completed', 'response.incomplete', 'response.failed'],
+    responses: ['response.completed', 'response.incomplete'],
   };
   t.notOk(
     frames.some((frame) => frame.event !== undefined && ends[dialect].includes(frame.event)),

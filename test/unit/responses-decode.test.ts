@@ -136,6 +136,12 @@ t.test(
   },
 );
 
+t.test('presence_penalty and frequency_penalty pass to the upstream', async (t) => {
+  const request = decodeResponses({ model: MODEL, input: 'x', presence_penalty: 0.5, frequency_penalty: -1 }, off);
+  t.equal(request.presence_penalty, 0.5);
+  t.equal(request.frequency_penalty, -1);
+});
+
 t.test('fields real clients send are accepted and ignored', async (t) => {
   const request = decodeResponses(
     {
@@ -183,6 +189,10 @@ t.test('types and ranges are checked and name the field', async (t) => {
     [{ model: MODEL, input: [] }, 'input'],
     [{ model: MODEL, input: 'x', temperature: 3 }, 'temperature'],
     [{ model: MODEL, input: 'x', top_p: 2 }, 'top_p'],
+    [{ model: MODEL, input: 'x', presence_penalty: 3 }, 'presence_penalty'],
+    [{ model: MODEL, input: 'x', frequency_penalty: -2.5 }, 'frequency_penalty'],
+    [{ model: MODEL, input: 'x', safety_identifier: 7 }, 'safety_identifier'],
+    [{ model: MODEL, input: 'x', prompt_cache_key: {} }, 'prompt_cache_key'],
     [{ model: MODEL, input: 'x', max_output_tokens: 0 }, 'max_output_tokens'],
     [{ model: MODEL, input: 'x', max_tokens: 1.5 }, 'max_tokens'],
     [{ model: MODEL, input: 'x', instructions: 3 }, 'instructions'],

@@ -270,30 +270,44 @@ t.test('an empty answer still has its message item, with empty text', async (t) 
   t.same(body(emptyStream).output, all.at(-1)!.data.response.output);
 });
 
-t.test('an error after the first byte is an error event whose data the SDKs raise', async (t) => {
-  for (const wire of ['spec', 'openai'] as const) {
-    const encoder = new ResponsesStreamEncoder(context(wire));
-    const text =
-      encoder.start() +
-      encoder.event(textStream[1]!) +
-      encoder.error(new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream.'));
-    const last = frames(text).at(-1)!;
-    t.equal(last.event, 'error');
-    t.same(last.data, {
-      type: 'error',
-      code: 'upstream_stream_cut',
-      message: 'The model server closed the stream.',
-      param: null,
-      error: {
-        message: 'The model server closed the stream.',
-        type: 'server_error',
+t.test(
+  'an error after the first byte is an error event whose data the SDKs raise, then response.failed with the response so far',
+  async (t) => {
+    for (const wire of ['spec', 'openai'] as const) {
+      const encoder = new ResponsesStreamEncoder(context(wire));
+      const text =
+        encoder.start() +
+        encoder.event(textStream[1]!) +
+        encoder.error(new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream.'));
+      const [error, failed] = frames(text).slice(-2);
+      t.equal(error!.event, 'error');
+      t.same(error!.data, {
+        type: 'error',
         code: 'upstream_stream_cut',
+        message: 'The model server closed the stream.',
         param: null,
-      },
-      sequence_number: 4,
-    });
-  }
-});
+        error: {
+          message: 'The model server closed the stream.',
+          type: 'server_error',
+          code: 'upstream_stream_cut',
+          param: null,
+        },
+        sequence_number: 4,
+      });
+      t.equal(failed!.event, 'response.failed');
+      t.match(failed!.data, {
+        sequence_number: 5,
+        response: {
+          id: 'resp_gw1',
+          status: 'failed',
+          completed_at: null,
+          error: { code: 'upstream_stream_cut', message: 'The model server closed the stream.' },
+          output: [{ type: 'message', id: 'msg_gw1', status: 'incomplete', content: [{ text: 'Hello' }] }],
+        },
+      });
+    }
+  },
+);
 
 t.test("the body: the spec's fields, created_at, output[] and usage; the request echoed as OpenAI does", async (t) => {
   const whole = encodeResponsesBody(

@@ -1,4 +1,4 @@
-// The responses dialect against the Open Responses schema (../shared/conformance/openresponses-openapi.json,
+// The responses dialect against the Open Responses schema (test/fixtures/open-responses/openapi.json,
 // 2026-04-24): in profile `openai` every body and every streamed event is valid, for a text answer, an answer cut
 // by max_output_tokens, function tool calls, web search, and a stream the upstream breaks; in profile `spec` the
 // body is valid too (its text delta, `delta: {output_text}`, is the spec's and the one known conflict).

@@ -1,6 +1,6 @@
 // The Open Responses schema (openresponses/openresponses, version 2026-04-24, Apache-2.0) as ajv validators of
-// response objects and streaming events. The schema stays outside the repository: it is read from
-// ../shared/conformance beside the clone, as CI has it. OpenAPI 3.1 components are JSON Schema 2020-12; their
+// response objects and streaming events. The schema is a verbatim copy in test/fixtures/open-responses (with its
+// licence). OpenAPI 3.1 components are JSON Schema 2020-12; their
 // `discriminator`s only name the `type` that each `oneOf` branch pins with an enum, so plain `oneOf` decides.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { packageRoot } from '../../config/package-root.js';
 
-export const OPEN_RESPONSES_SCHEMA = join(packageRoot(), '..', 'shared', 'conformance', 'openresponses-openapi.json');
+export const OPEN_RESPONSES_SCHEMA = join(packageRoot(), 'test', 'fixtures', 'open-responses', 'openapi.json');
 
 type Schema = Record<string, unknown>;
 

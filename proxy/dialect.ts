@@ -20,6 +20,11 @@ export interface StreamEncoder {
   error(error: GatewayError): string;
   /** A keep-alive event, sent while nothing else is (long waits, searches); dialects without one omit it. */
   ping?(): string;
+  /**
+   * The whole answer to a request that asked for nothing to be generated (a WebSocket warm-up): its start and
+   * end with no output. Dialects with a socket mode have it.
+   */
+  warmUp?(): string;
 }
 
 /** What an encoder needs of the exchange: its id (the answer's ids derive from it), its arrival time and its wire profile. */

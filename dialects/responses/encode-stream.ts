@@ -93,6 +93,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   readonly #searches = new Map<string, StreamSearch>();
   #messageCount = 0;
   #sequence = 0;
+  #warmUp = false;
   #finish: FinishReason | null = null;
   #usage: ChatUsage | null = null;
 
@@ -127,10 +128,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     }
   }
 
+  /**
+   * A warm-up (WebSocket mode, `generate: false`): created, then completed with no output, as OpenAI answers
+   * it; an item here would be one the client never puts in its history, so its next request could not
+   * continue this response (Codex then sends its whole input again).
+   */
+  warmUp(): string {
+    this.#warmUp = true;
+    return this.start() + this.end();
+  }
+
   end(): string {
     const outcome = outcomeOf(this.#finish);
-    // A response always has an item (Codex stops with "no last agent message" without one).
-    let out = this.#items.length === 0 ? this.#openMessage() : '';
+    // A generated response always has an item (Codex stops with "no last agent message" without one).
+    let out = this.#items.length === 0 && !this.#warmUp ? this.#openMessage() : '';
     for (const item of this.#items) {
       if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
       else if (item.kind === 'call') out += this.#closeCall(item, outcome.status);

@@ -147,7 +147,13 @@ export class SocketSession {
         );
       } else {
         // A warm-up: the request is checked and gets its response, with nothing generated (no upstream call, no cost).
-        for (const message of [encoder.start(), encoder.end()]) this.#sendFrames(message, reply);
+        if (encoder.warmUp === undefined)
+          throw new GatewayError(
+            'GW_ERR_REQUEST_INVALID',
+            "This endpoint has no warm-ups: leave out 'generate'.",
+            'generate',
+          );
+        this.#sendFrames(encoder.warmUp(), reply);
       }
     } catch (error) {
       if (!controller.signal.aborted) {

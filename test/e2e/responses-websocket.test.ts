@@ -323,6 +323,35 @@ t.test('a warm-up (generate: false) is answered without an upstream call or a le
 });
 
 t.test(
+  'regression: a warm-up has no output item (Codex could not continue it), so the next request continues it with only its new input',
+  async (t) => {
+    const { key } = await newOrg();
+    const client = await connect({ authorization: `Bearer ${key}` });
+    const instructions = [{ type: 'message', role: 'developer', content: 'Be brief.' }];
+    client.send(create(instructions, { generate: false }));
+    const messages = await client.response();
+    t.same(
+      messages.map((message) => message.type),
+      ['response.created', 'response.completed'],
+      'no item events',
+    );
+    const warmUp = completed(messages);
+    t.same(warmUp.output, [], 'no output, as OpenAI answers a warm-up');
+    const turn = [{ type: 'message', role: 'user', content: 'echo: after the warm-up' }];
+    client.send(create(turn, { previous_response_id: warmUp.id }));
+    const answer = completed(await client.response());
+    client.ws.close();
+    t.match(answer.output, [{ type: 'message', content: [{ text: 'after the warm-up' }] }]);
+    const last = stack.sim.requests().at(-1)?.body as { messages: Array<{ role: string }> };
+    t.same(
+      last.messages.map((message) => message.role),
+      ['system', 'user'],
+      "the upstream saw the warm-up's input, then the new input, and nothing between",
+    );
+  },
+);
+
+t.test(
   'a client that closes mid-response aborts the upstream call, and the response is settled with what was produced',
   async (t) => {
     const org = await newOrg();

@@ -37,7 +37,10 @@ export interface CodexRun {
  * key from command auth (which also makes Codex read its model metadata from GET /v1/models) and, when given,
  * the `x-gateway-wire` header.
  */
-export function codexSetup(baseURL: string, options: { wire?: 'spec' | 'openai'; key?: string } = {}): CodexSetup {
+export function codexSetup(
+  baseURL: string,
+  options: { wire?: 'spec' | 'openai'; key?: string; websockets?: boolean } = {},
+): CodexSetup {
   const root = mkdtempSync(join(tmpdir(), 'codex-e2e-'));
   const home = join(root, 'home');
   const codexHome = join(home, '.codex');
@@ -45,6 +48,7 @@ export function codexSetup(baseURL: string, options: { wire?: 'spec' | 'openai';
   mkdirSync(codexHome, { recursive: true });
   mkdirSync(workDir);
   const headers = options.wire ? `http_headers = { "x-gateway-wire" = "${options.wire}" }\n` : '';
+  const websockets = options.websockets ? 'supports_websockets = true\n' : '';
   writeFileSync(
     join(codexHome, 'config.toml'),
     `model = "qwen3-8b"
@@ -65,7 +69,7 @@ base_url = "${baseURL}"
 wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
-${headers}
+${websockets}${headers}
 [model_providers.gateway.auth]
 command = "printenv"
 args = ["${KEY_VARIABLE}"]

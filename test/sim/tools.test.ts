@@ -209,3 +209,35 @@ t.test('a tool call cut by max_tokens is raw text with finish_reason length', as
   const { chunks } = await streamChat(sim, { messages: ask('use get_time'), tools, max_tokens: 10 });
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'length');
 });
+
+t.test('an unquoted prop=- leaves the property out; a quoted "-" is the string', async (t) => {
+  const sim = await simFor(t);
+  const body = await complete(sim, {
+    messages: ask('get_weather city="-" days=- metric=- unit=- tags=- where=-'),
+    tools,
+  });
+  t.same(JSON.parse(body.choices[0]?.message.tool_calls[0]?.function.arguments ?? '{}'), { city: '-' });
+});
+
+t.test("Claude Code's system reminders in the user turn name no tool and give no value", async (t) => {
+  const sim = await simFor(t);
+  const reminder = '<system-reminder>\nget_time tz=UTC\n</system-reminder>\n';
+  const body = await complete(sim, {
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: reminder },
+          { type: 'text', text: 'get_weather city=Oslo' },
+        ],
+      },
+    ],
+    tools,
+  });
+  const calls = body.choices[0]?.message.tool_calls ?? [];
+  t.same(
+    calls.map((c) => c.function.name),
+    ['get_weather'],
+  );
+  t.match(JSON.parse(calls[0]?.function.arguments ?? '{}'), { city: 'Oslo' });
+});

@@ -25,7 +25,7 @@ export function planAnswer(request: SimChatRequest, prompt: ChatPrompt, outputTo
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const userText = lastUser ? userWords(lastUser.content) : '';
   const toolResults = trailingToolResults(request);
-  let calls = planToolCalls(request, userText, toolResults.length > 0);
+  let calls = planToolCalls(request, userText);
   const search = planSearch(request);
   if (search?.kind === 'call') {
     calls = [

@@ -241,3 +241,29 @@ t.test("Claude Code's system reminders in the user turn name no tool and give no
   );
   t.match(JSON.parse(calls[0]?.function.arguments ?? '{}'), { city: 'Oslo' });
 });
+
+t.test('after tool results, auto calls the named tools not called yet, then answers', async (t) => {
+  const sim = await simFor(t);
+  const user = { role: 'user', content: 'get_time first, then get_weather city=Oslo' };
+  const called = (id: string, name: string) => [
+    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: id, content: `${name} done` },
+  ];
+  // get_weather is loaded only after the first call (as Claude Code loads a deferred tool).
+  const first = await complete(sim, { messages: [user], tools: [time] });
+  t.same(
+    first.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_time'],
+  );
+  const second = await complete(sim, { messages: [user, ...called('a', 'get_time')], tools });
+  t.same(
+    second.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_weather'],
+    'the tool loaded since is called',
+  );
+  const third = await complete(sim, {
+    messages: [user, ...called('a', 'get_time'), ...called('b', 'get_weather')],
+    tools,
+  });
+  t.equal(third.choices[0]?.message.content, 'Tool results: get_weather done', 'every named tool called: the answer');
+});

@@ -119,6 +119,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const dialects = createDialects({
     modelId: config.model.id,
+    modelAliases: config.model.aliases,
     contextTokens,
     messagesMaxTokens: config.dialects.messages.max_tokens,
     responsesFunctionTools: config.dialects.responses.function_tools,
@@ -145,10 +146,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({
       id: config.model.id,
+      aliases: config.model.aliases,
       displayName: config.model.display_name,
       ownedBy: config.model.owned_by,
       created: config.model.created,
       contextTokens,
+      maxTokens: Math.min(config.dialects.messages.max_tokens, contextTokens),
     }),
   });
   const server = createHttpServer(listener, {

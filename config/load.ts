@@ -48,6 +48,11 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
     return sources[0]!.file;
   };
   if (!validateConfig(merged)) throw new ConfigError(describe(validateConfig.errors?.[0], locate));
+  const { id, aliases } = merged.model;
+  if (aliases.includes(id))
+    throw new ConfigError(
+      `${locate(['model', 'aliases'])}: key 'model.aliases' names '${id}', which is model.id itself`,
+    );
   return { config: merged, baseDir: file === undefined ? process.cwd() : dirname(resolve(file)), locate };
 }
 

@@ -55,7 +55,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     model: {
       type: 'object',
       additionalProperties: false,
-      required: ['id', 'upstream_name', 'display_name', 'owned_by', 'created'],
+      required: ['id', 'upstream_name', 'display_name', 'owned_by', 'created', 'aliases'],
       properties: {
         id: { type: 'string', minLength: 1 },
         upstream_name: { type: 'string', minLength: 1 },
@@ -63,6 +63,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         owned_by: { type: 'string' },
         created: { type: 'integer', minimum: 0 },
         max_context_tokens: optional({ type: 'integer', minimum: 16, maximum: 16777216 }),
+        aliases: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
       },
     },
     upstream: {

@@ -31,6 +31,8 @@ export interface GatewayConfig {
     created: number;
     /** The model's context window in tokens: the ceiling of every token count a client may ask for or the upstream may report. Unset: the upstream's report, else 32768. */
     max_context_tokens?: number;
+    /** More ids clients may send for this one model (e.g. Claude Code's haiku id), each listed in GET /v1/models; any other id is still a 404. */
+    aliases: string[];
   };
   upstream: {
     urls: string[];

@@ -6,8 +6,10 @@ import { createMessagesDialect } from './messages/index.js';
 import { createResponsesDialect } from './responses/index.js';
 
 export interface DialectOptions {
-  /** The public model id: any other is a 404. */
+  /** The public model id: any other (but an alias) is a 404. */
   modelId: string;
+  /** `model.aliases`: more ids a request may name for the one model. */
+  modelAliases: readonly string[];
   /** The model's context in tokens: the ceiling of every max_tokens a request may ask for. */
   contextTokens: number;
   /** `dialects.messages.max_tokens`: the message dialect's own, lower ceiling. */
@@ -17,12 +19,17 @@ export interface DialectOptions {
 }
 
 export function createDialects(options: DialectOptions): Readonly<Record<DialectName, Dialect>> {
-  const { modelId, contextTokens } = options;
+  const { modelId, modelAliases, contextTokens } = options;
   return {
-    chat: createChatDialect({ modelId, maxOutputTokens: contextTokens }),
-    messages: createMessagesDialect({ modelId, maxTokens: Math.min(options.messagesMaxTokens, contextTokens) }),
+    chat: createChatDialect({ modelId, modelAliases, maxOutputTokens: contextTokens }),
+    messages: createMessagesDialect({
+      modelId,
+      modelAliases,
+      maxTokens: Math.min(options.messagesMaxTokens, contextTokens),
+    }),
     responses: createResponsesDialect({
       modelId,
+      modelAliases,
       functionTools: options.responsesFunctionTools,
       maxOutputTokens: contextTokens,
     }),

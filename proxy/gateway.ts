@@ -161,6 +161,8 @@ async function generate(
   const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const { request, echo } = dialect.decode(body);
   exchange.request = request;
+  // The id the client named (the model's, or one of its aliases): the answer names the model's own id.
+  exchange.logFields.model = request.model;
   const events = await options.chain.generate(exchange);
   if (dialect.wantsStream(request)) {
     return sendEventStream(
@@ -181,6 +183,7 @@ async function countTokens(options: GatewayOptions, exchange: Exchange, res: Ser
   const counting = exchange.route.dialect?.countTokens;
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
   const request = counting.decode(await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt));
+  exchange.logFields.model = request.model;
   for (const prepare of options.chain.prepareCount) prepare(request);
   refuseUnhandledSearch(request);
   const inputTokens = await options.countTokens(request, exchange.signal);

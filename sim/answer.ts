@@ -3,7 +3,7 @@
 // 1. tool calls when the tool rule (tool-plan.ts) or the search rule (search-rule.ts) picks any, in Qwen3's <tool_call> format;
 // 2. else, when the conversation ends with a web_search result: an answer citing the results (search-rule.ts);
 //    else, when it ends with tool results: "Tool results: " + their contents;
-// 3. else, when the last user message starts with "echo: ": the rest of it, verbatim;
+// 3. else, when the last user message's words (user-words.ts) start with "echo: ": the rest of them, verbatim;
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
 import type { SimChatRequest } from './chat-types.js';
 import type { ChatPrompt } from './chat-prompt.js';
@@ -12,6 +12,7 @@ import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
 import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
 import { planSearch, SEARCH_TOOL } from './search-rule.js';
 import { planToolCalls } from './tool-plan.js';
+import { userWords } from './user-words.js';
 import { wordTokens } from './words.js';
 
 export type PlannedAnswer =
@@ -22,9 +23,9 @@ export const ECHO_PREFIX = 'echo: ';
 export function planAnswer(request: SimChatRequest, prompt: ChatPrompt, outputTokens: number): PlannedAnswer {
   const { messages } = request;
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const userText = lastUser ? messageText(lastUser.content) : '';
+  const userText = lastUser ? userWords(lastUser.content) : '';
   const toolResults = trailingToolResults(request);
-  let calls = planToolCalls(request, userText, toolResults.length > 0);
+  let calls = planToolCalls(request, userText);
   const search = planSearch(request);
   if (search?.kind === 'call') {
     calls = [

@@ -1,6 +1,7 @@
 // The search rule (README "Search rule"): how the simulated model uses a gateway's server-side web
 // search, offered to it as a function tool named `web_search`.
-// - Every `search: <query>` in the last user message is one search, in order; the query runs to the end
+// - Every `search: <query>` in the last user message's words is one search, in order (Claude Code's
+//   WebSearch asks `… search for the query: <query>`, which counts the same); the query runs to the end
 //   of the line or to the next `search:`. While fewer `web_search` calls than queries follow that user
 //   message, the model calls `web_search` with the next query (one call per turn).
 // - When the conversation ends with the result of a `web_search` call and no query is left, the model
@@ -8,12 +9,13 @@
 //   message: "According to <first words of the title> [n]." for each.
 import type { SimChatMessage, SimChatRequest } from './chat-types.js';
 import { messageText } from '../prompt/template-input.js';
+import { userWords } from './user-words.js';
 
 export const SEARCH_TOOL = 'web_search';
 
 export type SearchStep = { kind: 'call'; query: string } | { kind: 'answer'; text: string };
 
-const QUERY = /search:[ \t]*(.*?)(?=[ \t]*search:|\n|$)/g;
+const QUERY = /search(?: for the query)?:[ \t]*(.*?)(?=[ \t]*search(?: for the query)?:|\n|$)/g;
 const RESULT_LINE = /^\[(\d+)\] (.+)$/gm;
 const TITLE_WORDS = 4;
 
@@ -35,7 +37,7 @@ export function planSearch(request: SimChatRequest): SearchStep | undefined {
       .map((call) => call.id),
   );
   if (offersSearch(request)) {
-    const queries = [...messageText(messages[lastUser]!.content).matchAll(QUERY)]
+    const queries = [...userWords(messages[lastUser]!.content).matchAll(QUERY)]
       .map((match) => match[1]!.trim())
       .filter((query) => query !== '');
     if (searchCallIds.size < queries.length) return { kind: 'call', query: queries[searchCallIds.size]! };

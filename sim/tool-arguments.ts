@@ -1,9 +1,14 @@
 // Arguments for a simulated tool call, built from the tool's JSON schema. For each property, a
-// `prop=value` pair in the user's text gives the value, parsed to the property's type; otherwise
-// a default: strings "example", numbers and integers 42, booleans true, enums their first value,
-// arrays [], objects built the same way from their own properties (defaults only).
+// `prop=value` pair in the user's text gives the value, parsed to the property's type; `prop=-`
+// (unquoted) leaves the property out; otherwise a default: strings "example", numbers and integers 42,
+// booleans true, enums their first value, arrays [], objects built the same way from their own
+// properties (defaults only).
 
 type Schema = Record<string, unknown>;
+
+/** `prop=-`: the property is left out, as a model leaves out an optional one whose absence means something (Claude Code's Agent `isolation`). */
+const LEFT_OUT = Symbol('left out');
+type Given = string | typeof LEFT_OUT;
 
 function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -14,12 +19,13 @@ export function buildArguments(parameters: Schema | null | undefined, userText: 
   return buildObject(parameters ?? {}, pairs);
 }
 
-function buildObject(schema: Schema, pairs: ReadonlyMap<string, string> | null): Record<string, unknown> {
+function buildObject(schema: Schema, pairs: ReadonlyMap<string, Given> | null): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const properties = isSchema(schema.properties) ? schema.properties : {};
   for (const [name, sub] of Object.entries(properties)) {
     const propSchema = isSchema(sub) ? sub : {};
     const given = pairs?.get(name);
+    if (given === LEFT_OUT) continue;
     const parsed = given === undefined ? undefined : parseGiven(propSchema, given);
     out[name] = parsed === undefined ? defaultFor(propSchema) : parsed;
   }
@@ -92,14 +98,19 @@ function parseGiven(schema: Schema, raw: string): unknown {
 
 /**
  * `name=value` pairs of a text. A value is a double-quoted JSON string, a JSON array or object
- * without spaces, or a run of non-space characters whose one trailing , ; . ! or ? is dropped.
+ * without spaces, or a run of non-space characters whose one trailing , ; . ! or ? is dropped;
+ * an unquoted `-` leaves the property out (`"-"` is the string).
  */
-function userPairs(text: string): Map<string, string> {
-  const pairs = new Map<string, string>();
+function userPairs(text: string): Map<string, Given> {
+  const pairs = new Map<string, Given>();
   const pattern = /(?<![\w.-])([\w.-]+)=("(?:[^"\\]|\\.)*"|\S+)/g;
   for (const match of text.matchAll(pattern)) {
     const [, name, rawValue] = match;
     if (name === undefined || rawValue === undefined || pairs.has(name)) continue;
+    if (rawValue === '-') {
+      pairs.set(name, LEFT_OUT);
+      continue;
+    }
     let value = rawValue;
     if (value.startsWith('"')) {
       const decoded = tryJson(value);

@@ -2,8 +2,10 @@
 // - tool_choice `none`, or no tools: none;
 // - a named tool_choice: that tool;
 // - `required`: the tools named in the last user message, else the first tool;
-// - `auto`: the tools named in the last user message, none when the conversation ends with a tool
-//   result (the model then answers with text quoting the results).
+// - `auto`: the tools named in the last user message that it has not called since that message: all
+//   of them at first, and once the conversation ends with tool results, those not called yet (a tool
+//   the client loaded meanwhile, or one left for the next turn by parallel_tool_calls false), else none
+//   (the model then answers with text quoting the results).
 // A tool is "named" when its name appears as a whole word; calls follow the order of first mention;
 // with parallel_tool_calls false only the first call is made.
 import type { SimChatRequest, FunctionTool } from './chat-types.js';
@@ -14,11 +16,7 @@ export interface PlannedCall {
   arguments: Record<string, unknown>;
 }
 
-export function planToolCalls(
-  request: SimChatRequest,
-  lastUserText: string,
-  endsWithToolResult: boolean,
-): PlannedCall[] {
+export function planToolCalls(request: SimChatRequest, lastUserText: string): PlannedCall[] {
   const { tools, toolChoice } = request;
   if (!tools || tools.length === 0 || toolChoice === 'none') return [];
   let chosen: FunctionTool[];
@@ -27,13 +25,26 @@ export function planToolCalls(
   } else {
     const mentioned = mentionedTools(tools, lastUserText);
     if (toolChoice === 'required') chosen = mentioned.length > 0 ? mentioned : tools.slice(0, 1);
-    else chosen = endsWithToolResult ? [] : mentioned;
+    else {
+      const called = calledSinceLastUser(request);
+      chosen = mentioned.filter((tool) => !called.has(tool.function.name));
+    }
   }
   if (!request.parallelToolCalls) chosen = chosen.slice(0, 1);
   return chosen.map((tool) => ({
     name: tool.function.name,
     arguments: buildArguments(tool.function.parameters, lastUserText),
   }));
+}
+
+/** The names of the tools the assistant called after the last user message. */
+function calledSinceLastUser(request: SimChatRequest): Set<string> {
+  const called = new Set<string>();
+  for (const message of [...request.messages].reverse()) {
+    if (message.role === 'user') break;
+    for (const call of message.tool_calls ?? []) called.add(call.function.name);
+  }
+  return called;
 }
 
 function mentionedTools(tools: readonly FunctionTool[], text: string): FunctionTool[] {

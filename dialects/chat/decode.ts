@@ -7,6 +7,8 @@ import { servedModelCheck } from '../served-model.js';
 
 export interface ChatDecodeOptions {
   modelId: string;
+  /** More ids a request may name for the model (`model.aliases`). */
+  modelAliases?: readonly string[];
   /** The largest max_tokens / max_completion_tokens a request may ask for: the model's context. */
   maxOutputTokens: number;
 }
@@ -25,7 +27,7 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
   const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(
     withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }),
   );
-  const checkModel = servedModelCheck(options.modelId, 'openai');
+  const checkModel = servedModelCheck(options.modelId, 'openai', options.modelAliases);
   return (body) => {
     refuseServerTools(body);
     const request = validate(body);

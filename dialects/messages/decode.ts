@@ -21,13 +21,17 @@ export interface MessagesDecoders {
 }
 
 /** Compiles the validators once, with `max_tokens` bounded by the configured limit (spec: 1..8000). */
-export function createMessagesDecoders(modelId: string, maxTokensLimit: number): MessagesDecoders {
+export function createMessagesDecoders(
+  modelId: string,
+  maxTokensLimit: number,
+  modelAliases: readonly string[] = [],
+): MessagesDecoders {
   const validate = compileValidator<MessagesRequest>(withMaxima(schema, { max_tokens: maxTokensLimit }));
   const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>({
     ...withMaxima(schema, {}),
     required: ['model', 'messages'],
   });
-  const checkModel = servedModelCheck(modelId, 'anthropic');
+  const checkModel = servedModelCheck(modelId, 'anthropic', modelAliases);
   return {
     decode(body) {
       const request = validate(body);

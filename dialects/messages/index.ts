@@ -6,13 +6,15 @@ import { renderMessagesError } from './errors.js';
 
 export interface MessagesDialectOptions {
   modelId: string;
+  /** More ids a request may name for the model (`model.aliases`). */
+  modelAliases?: readonly string[];
   /** The largest `max_tokens` a request may ask for (the spec's 8000 by default). */
   maxTokens: number;
 }
 
 /** The message dialect (POST /v1/messages and POST /v1/messages/count_tokens). */
 export function createMessagesDialect(options: MessagesDialectOptions): Dialect<MessagesEcho> {
-  const decoders = createMessagesDecoders(options.modelId, options.maxTokens);
+  const decoders = createMessagesDecoders(options.modelId, options.maxTokens, options.modelAliases);
   return {
     name: 'messages',
     decode: (body) => decoders.decode(body),

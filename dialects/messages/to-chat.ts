@@ -18,6 +18,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from './types.js';
+import { referencedToolText } from './tool-reference.js';
 import { isSearchTool, replayedCall, replayedResult, webSearchOptions } from './web-search.js';
 
 /** A validated message-dialect request → the canonical chat request (the model id is checked by the caller). */
@@ -135,13 +136,20 @@ function assistantMessages(message: MessageParam, index: number, replay: Replaye
   return out;
 }
 
+/** A tool result: its text, and a line per tool that Claude Code's ToolSearch loaded (`tool_reference`). */
 function toolMessage(block: ToolResultBlock, param: string): ChatMessage {
   const content =
     block.content === undefined
       ? ''
       : typeof block.content === 'string'
         ? block.content
-        : joinText(textBlocks(block.content as ContentBlock[], param));
+        : joinText(
+            (block.content as ContentBlock[]).map((part, i) =>
+              part.type === 'tool_reference'
+                ? referencedToolText(part, `${param}.content[${i}]`)
+                : textBlock(part, `${param}.content[${i}]`),
+            ),
+          );
   return {
     role: 'tool',
     tool_call_id: block.tool_use_id,
@@ -151,10 +159,12 @@ function toolMessage(block: ToolResultBlock, param: string): ChatMessage {
 
 function textBlocks(blocks: ContentBlock[], param: string | number): TextBlock[] {
   const where = typeof param === 'number' ? `messages[${param}].content` : `${param}.content`;
-  return blocks.map((block, i) => {
-    if (block.type !== 'text' || typeof (block as TextBlock).text !== 'string') refuseBlock(block, `${where}[${i}]`);
-    return block as TextBlock;
-  });
+  return blocks.map((block, i) => textBlock(block, `${where}[${i}]`));
+}
+
+function textBlock(block: ContentBlock, param: string): TextBlock {
+  if (block.type !== 'text' || typeof (block as TextBlock).text !== 'string') refuseBlock(block, param);
+  return block as TextBlock;
 }
 
 /** An answer's text blocks; those split at citations (they carry `citations`) join back without a separator, as the model wrote them. */

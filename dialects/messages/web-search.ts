@@ -11,8 +11,9 @@ import {
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { ContentBlock, ToolParam } from './types.js';
+import { checkSearchCallers } from './web-search-callers.js';
 
-/** `web_search_20250305` and later dated versions of the same tool. */
+/** `web_search_20250305` and later dated versions of the same tool (`web_search_20260209`, `web_search_20260318`). */
 const SEARCH_TOOL_TYPE = /^web_search_\d{8}$/;
 
 const DEFAULT_MAX_USES = 5;
@@ -34,6 +35,7 @@ export function webSearchOptions(param: ToolParam, index: number): WebSearchOpti
   const maxUses = tool.max_uses ?? DEFAULT_MAX_USES;
   if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 1 || maxUses > MAX_USES_LIMIT)
     throw invalid('max_uses', `must be an integer from 1 to ${MAX_USES_LIMIT}`);
+  checkSearchCallers(tool, invalid);
   const options: WebSearchOptions = {
     max_uses: maxUses,
     context_size: 'medium',

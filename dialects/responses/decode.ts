@@ -8,6 +8,8 @@ import type { ResponsesRequest } from './types.js';
 
 export interface ResponsesDecodeOptions {
   modelId: string;
+  /** More ids a request may name for the model (`model.aliases`). */
+  modelAliases?: readonly string[];
   /** `dialects.responses.function_tools`: function tools, function_call and function_call_output items allowed. */
   functionTools: boolean;
   /** The largest max_output_tokens / max_tokens a request may ask for: the model's context. */
@@ -26,7 +28,7 @@ export function createResponsesDecoder(
   const validate = compileValidator<ResponsesRequest>(
     withMaxima(schema, { max_output_tokens: limit, max_tokens: limit }),
   );
-  const checkModel = servedModelCheck(options.modelId, 'openai');
+  const checkModel = servedModelCheck(options.modelId, 'openai', options.modelAliases);
   return (body) => {
     refuseUnsupported(body, options.functionTools);
     const request = validate(body);

@@ -29,7 +29,7 @@ t.test('GET /health answers 200 when the gateway is ready', async (t) => {
   t.same(await response.json(), { status: 'ok' });
 });
 
-t.test('GET /v1/models lists the one public model in the shape both SDKs read', async (t) => {
+t.test('GET /v1/models lists the one public model in the shape both SDKs read, with its limits', async (t) => {
   const { models, ...body } = (await (await fetch(`${stack.gateway.url}/v1/models`)).json()) as Record<string, unknown>;
   t.match(models, [{ slug: 'qwen3-8b', context_window: Number }], "Codex's model metadata beside the list");
   t.same(body, {
@@ -43,6 +43,8 @@ t.test('GET /v1/models lists the one public model in the shape both SDKs read', 
         created_at: '2025-04-30T00:00:00.000Z',
         owned_by: 'gateway',
         display_name: 'Qwen3 8B',
+        max_input_tokens: 1_000_000,
+        max_tokens: 8000,
       },
     ],
     has_more: false,

@@ -15,6 +15,24 @@ t.test('echo: answers the rest of the last user message verbatim', async (t) => 
   t.equal(body.choices[0]?.finish_reason, 'stop');
 });
 
+t.test("echo: reads the user's words past Claude Code's system reminders", async (t) => {
+  const sim = await simFor(t);
+  const reminder = (text: string) => ({ type: 'text', text: `<system-reminder>\n${text}\n</system-reminder>\n` });
+  const body = await complete(sim, {
+    messages: [
+      {
+        role: 'user',
+        content: [
+          reminder('Attribution for git commits'),
+          { type: 'text', text: 'echo: hello there' },
+          reminder('later'),
+        ],
+      },
+    ],
+  });
+  t.equal(body.choices[0]?.message.content, 'hello there');
+});
+
 t.test('otherwise the answer is outputTokens tokens of ordinary words, deterministic per prompt', async (t) => {
   const sim = await simFor(t);
   const ask = (content: string) => complete(sim, { messages: [{ role: 'user', content }] });

@@ -88,3 +88,13 @@ t.test(
     t.equal(without.choices[0]?.message.content, 'search: nothing');
   },
 );
+
+t.test("Claude Code's WebSearch wording, 'search for the query: <query>', is a query", async (t) => {
+  const sim = await simFor(t);
+  const user = { role: 'user', content: 'Perform a web search for the query: lisbon weather' };
+  const body = await complete(sim, { messages: [user], tools: [search] });
+  t.same(
+    body.choices[0]?.message.tool_calls?.map((c) => JSON.parse(c.function.arguments)),
+    [{ query: 'lisbon weather' }],
+  );
+});

@@ -209,3 +209,61 @@ t.test('a tool call cut by max_tokens is raw text with finish_reason length', as
   const { chunks } = await streamChat(sim, { messages: ask('use get_time'), tools, max_tokens: 10 });
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'length');
 });
+
+t.test('an unquoted prop=- leaves the property out; a quoted "-" is the string', async (t) => {
+  const sim = await simFor(t);
+  const body = await complete(sim, {
+    messages: ask('get_weather city="-" days=- metric=- unit=- tags=- where=-'),
+    tools,
+  });
+  t.same(JSON.parse(body.choices[0]?.message.tool_calls[0]?.function.arguments ?? '{}'), { city: '-' });
+});
+
+t.test("Claude Code's system reminders in the user turn name no tool and give no value", async (t) => {
+  const sim = await simFor(t);
+  const reminder = '<system-reminder>\nget_time tz=UTC\n</system-reminder>\n';
+  const body = await complete(sim, {
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: reminder },
+          { type: 'text', text: 'get_weather city=Oslo' },
+        ],
+      },
+    ],
+    tools,
+  });
+  const calls = body.choices[0]?.message.tool_calls ?? [];
+  t.same(
+    calls.map((c) => c.function.name),
+    ['get_weather'],
+  );
+  t.match(JSON.parse(calls[0]?.function.arguments ?? '{}'), { city: 'Oslo' });
+});
+
+t.test('after tool results, auto calls the named tools not called yet, then answers', async (t) => {
+  const sim = await simFor(t);
+  const user = { role: 'user', content: 'get_time first, then get_weather city=Oslo' };
+  const called = (id: string, name: string) => [
+    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: id, content: `${name} done` },
+  ];
+  // get_weather is loaded only after the first call (as Claude Code loads a deferred tool).
+  const first = await complete(sim, { messages: [user], tools: [time] });
+  t.same(
+    first.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_time'],
+  );
+  const second = await complete(sim, { messages: [user, ...called('a', 'get_time')], tools });
+  t.same(
+    second.choices[0]?.message.tool_calls.map((c) => c.function.name),
+    ['get_weather'],
+    'the tool loaded since is called',
+  );
+  const third = await complete(sim, {
+    messages: [user, ...called('a', 'get_time'), ...called('b', 'get_weather')],
+    tools,
+  });
+  t.equal(third.choices[0]?.message.content, 'Tool results: get_weather done', 'every named tool called: the answer');
+});

@@ -171,3 +171,11 @@ t.test('a plugin that needs another earlier in the chain fails at load, naming t
     new ConfigError(`${path}:2: plugin 'meter' needs 'auth' earlier in the chain`),
   );
 });
+
+t.test('model.aliases may not name model.id itself', async (t) => {
+  const path = file('alias-self.yaml', 'model:\n  aliases: [claude-haiku-5-5, qwen3-8b]\n');
+  t.match(
+    configError(() => loadConfig(path, {})),
+    /alias-self\.yaml:2: key 'model\.aliases' names 'qwen3-8b'/,
+  );
+});

@@ -3,6 +3,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { dataDirOf } from '../config/data-dir.js';
+import { loadServerSecret } from '../config/server-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
 import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -21,7 +22,8 @@ import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { DEFAULT_CONTEXT_TOKENS, reportedContextTokens } from '../proxy/upstream/model-context.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
-import { upstreamFields } from '../proxy/upstream/request-fields.js';
+import { ThinkingSigner } from '../proxy/thinking-signer.js';
+import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
@@ -95,6 +97,15 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log,
   });
   const dataDir = dataDirOf(loaded);
+  const thinkingSigner = new ThinkingSigner(
+    await loadServerSecret({
+      env,
+      variable: 'GATEWAY_THINKING_SECRET',
+      dataDir,
+      file: 'thinking-secret',
+      owner: 'thinking signatures',
+    }),
+  );
   const services = await openServices(config, dataDir, log);
   const plugins = await loadPlugins(loaded, builtinPlugins, {
     config,
@@ -109,7 +120,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
-    fields: upstreamFields(config.upstream.flavor, config.upstream.extra_fields),
+    fields: upstreamFields(
+      config.upstream.flavor,
+      config.upstream.extra_fields,
+      config.upstream.thinking_field ?? defaultThinkingField(config.upstream.flavor),
+    ),
     maxContextTokens: contextTokens,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
@@ -140,6 +155,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     connectionCap,
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
+    thinkingSigner,
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({
       id: config.model.id,

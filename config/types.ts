@@ -52,6 +52,11 @@ export interface GatewayConfig {
     /** The largest non-streamed answer (a completion, a tokenize result) held whole. */
     max_body_bytes: number;
     forward_headers: string[];
+    /**
+     * Where the client's thinking switch goes, a dotted path set to true or false (e.g.
+     * `chat_template_kwargs.enable_thinking`); '' for nowhere. Unset: the flavor's (request-fields.ts).
+     */
+    thinking_field?: string;
   };
   wire: 'spec' | 'openai';
   dialects: {

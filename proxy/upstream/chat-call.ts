@@ -64,13 +64,16 @@ const USAGE_ONLY = { include_usage: true } as const;
 const RUNNING_USAGE = { include_usage: true, continuous_usage_stats: true } as const;
 
 /**
- * The request as the upstream gets it: the allowed fields only, its own model name, and usage always
- * asked for on streams (metering needs it; the running usage where the dialect asked and the server has it).
+ * The request as the upstream gets it: the allowed fields only, its own model name, the client's thinking
+ * switch in the server's own field, and usage always asked for on streams (metering needs it; the running
+ * usage where the dialect asked and the server has it).
  */
 function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
   const body: Record<string, unknown> = { model: options.servedModel };
   const passed = options.fields.passed;
   for (const field of Object.keys(request)) if (passed.has(field)) body[field] = request[field];
+  const path = options.fields.thinkingPath;
+  if (request.enable_thinking !== undefined && path !== undefined) setPath(body, path, request.enable_thinking);
   if (request.stream === true) {
     body.stream_options =
       options.fields.continuousUsage && request.stream_options?.continuous_usage_stats === true
@@ -78,6 +81,21 @@ function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
         : USAGE_ONLY;
   }
   return JSON.stringify(body);
+}
+
+/** Sets a nested field, copying the objects on its way (a client's own `chat_template_kwargs` keeps its other keys). */
+function setPath(body: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let target = body;
+  path.forEach((key, index) => {
+    if (index === path.length - 1) {
+      target[key] = value;
+      return;
+    }
+    const inner = target[key];
+    const copy = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? { ...inner } : {};
+    target[key] = copy;
+    target = copy;
+  });
 }
 
 function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, string> {

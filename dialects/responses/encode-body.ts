@@ -1,5 +1,6 @@
 import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
 import { outcomeOf } from './outcome.js';
+import { reasoningItem, reasoningItemId } from './reasoning.js';
 import {
   callItemId,
   codePoints,
@@ -15,8 +16,9 @@ import {
 import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /**
- * The non-streaming body (spec 2.7 + docs/wire.md): the message item (unless the turn is only tool calls), then one
- * `function_call` item per call, with the ids a stream of the same answer would carry.
+ * The non-streaming body (spec 2.7 + docs/wire.md): the reasoning item (when the model reasoned), the message item
+ * (unless the turn is only tool calls), then one `function_call` item per call, with the ids a stream of the same
+ * answer would carry.
  */
 export function encodeResponsesBody(completion: ChatCompletion, context: ResponseContext): JsonObject {
   const choice = completion.choices[0];
@@ -24,8 +26,12 @@ export function encodeResponsesBody(completion: ChatCompletion, context: Respons
   const text = choice?.message.content ?? '';
   const calls = choice?.message.tool_calls ?? [];
   const output: OutputItem[] = [];
+  const reasoning = choice?.message.reasoning_content;
   if (completion.segments !== undefined) output.push(...segmentItems(completion.segments, context, outcome.status));
-  else if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
+  else {
+    if (reasoning) output.push(reasoningItem(reasoningItemId(context, 0), reasoning));
+    if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
+  }
   calls.forEach((call, n) => {
     output.push({
       type: 'function_call',
@@ -54,6 +60,7 @@ function segmentItems(
   let message: OutputMessage | undefined;
   let length = 0;
   let messages = 0;
+  let reasonings = 0;
   for (const segment of segments) {
     switch (segment.type) {
       case 'text': {
@@ -87,6 +94,9 @@ function segmentItems(
         break;
       }
       case 'reasoning':
+        // Reasoning finishes the message before it, as in the stream.
+        message = undefined;
+        items.push(reasoningItem(reasoningItemId(context, reasonings++), segment.text));
         break;
       default:
         unknownSegment(segment);

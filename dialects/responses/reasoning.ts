@@ -2,6 +2,8 @@
 // `enable_thinking`, and the model's reasoning as `reasoning` output items (OpenAI's and Open Responses'
 // shape: `{type:'reasoning', id, summary: [], content: [{type:'reasoning_text', text}]}`).
 import type { JsonObject } from '../../proxy/canonical.js';
+import type { ResponseContext } from './response-object.js';
+import type { OutputReasoning } from './types.js';
 
 /**
  * An on/off switch is all an open model's template has: `none` and `minimal` (the fastest answer) turn
@@ -13,9 +15,9 @@ export function thinkingSwitch(reasoning: JsonObject | null | undefined): boolea
   return effort !== 'none' && effort !== 'minimal';
 }
 
-/** A reasoning item's id, from the response's id and the item's place in the output. */
-export const reasoningItemId = (responseId: string, outputIndex: number): string => `rs_${responseId}_${outputIndex}`;
+/** The n-th reasoning item's id in a response (the stream and the body give the same). */
+export const reasoningItemId = (context: ResponseContext, n: number): string => `rs_${context.id}_${n}`;
 
-export function reasoningItem(id: string, text: string): JsonObject {
+export function reasoningItem(id: string, text: string): OutputReasoning {
   return { type: 'reasoning', id, summary: [], content: [{ type: 'reasoning_text', text }] };
 }

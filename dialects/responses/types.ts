@@ -111,7 +111,15 @@ export interface OutputWebSearchCall {
   action: { type: 'search'; query: string };
 }
 
-export type OutputItem = OutputMessage | OutputFunctionCall | OutputWebSearchCall;
+/** The model's reasoning (its text as one `reasoning_text` part; no summary is made). */
+export interface OutputReasoning {
+  type: 'reasoning';
+  id: string;
+  summary: [];
+  content: Array<{ type: 'reasoning_text'; text: string }>;
+}
+
+export type OutputItem = OutputMessage | OutputFunctionCall | OutputWebSearchCall | OutputReasoning;
 
 export interface ResponsesUsage {
   input_tokens: number;

@@ -136,7 +136,7 @@ t.test(
   },
 );
 
-t.test('fields real clients send are accepted and ignored', async (t) => {
+t.test('fields real clients send are accepted and ignored; reasoning.effort is the thinking switch', async (t) => {
   const request = decodeResponses(
     {
       model: MODEL,
@@ -154,7 +154,7 @@ t.test('fields real clients send are accepted and ignored', async (t) => {
     },
     off,
   );
-  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
+  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }], enable_thinking: true });
 });
 
 t.test('text.format json_schema becomes the upstream response_format', async (t) => {

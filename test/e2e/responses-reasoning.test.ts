@@ -116,8 +116,9 @@ t.test(
     const sent = lastUpstreamBody().messages as Array<Record<string, unknown>>;
     t.same(
       sent.map((message) => message.role),
-      ['user', 'assistant', 'assistant', 'tool'],
+      ['user', 'assistant', 'tool'],
     );
+    t.equal(sent[1]?.reasoning_content, undefined, 'the reasoning item is dropped');
   },
 );
 

@@ -30,8 +30,17 @@ export function upstreamCompletion(text: string): ChatCompletion {
   };
 }
 
+/** vLLM before 0.11, SGLang and llama-server name the reasoning `reasoning_content`; current vLLM `reasoning`. */
+type UpstreamMessage = ChatCompletionChoice['message'] & { reasoning?: string | null };
+
 function canonicalChoice(choice: ChatCompletionChoice): ChatCompletionChoice {
-  const { content, reasoning_content: reasoning, tool_calls: calls } = choice.message;
+  const {
+    content,
+    reasoning_content: reasoningContent,
+    reasoning: named,
+    tool_calls: calls,
+  } = choice.message as UpstreamMessage;
+  const reasoning = reasoningContent || named;
   const message: ChatCompletionChoice['message'] = { role: 'assistant', content: content || null };
   if (reasoning) message.reasoning_content = reasoning;
   if (calls && calls.length > 0) message.tool_calls = calls.map(canonicalCall);

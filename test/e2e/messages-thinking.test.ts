@@ -224,3 +224,24 @@ t.test('regression: a replayed thinking block whose text was changed is a 400 na
     });
   }
 });
+
+t.test("current vLLM's field name, reasoning, gives the same thinking blocks, streamed and not", async (t) => {
+  const current = await startStack({ sim: { reasoningParser: true, reasoningField: 'reasoning' } });
+  t.teardown(() => current.close());
+  const anthropic = new Anthropic({ apiKey: 'k', baseURL: current.gateway.url, maxRetries: 0 });
+  const request = {
+    model: MODEL,
+    max_tokens: 2000,
+    thinking: THINKING,
+    messages: [{ role: 'user' as const, content: 'think: Let me greet.\necho: Hello!' }],
+  };
+  for (const message of [
+    await anthropic.messages.create(request),
+    await anthropic.messages.stream(request).finalMessage(),
+  ]) {
+    t.match(message.content, [
+      { type: 'thinking', thinking: '\nLet me greet.\n' },
+      { type: 'text', text: '\n\nHello!' },
+    ]);
+  }
+});

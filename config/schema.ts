@@ -93,7 +93,17 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
           items: {
             type: 'string',
             pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-            not: { enum: ['web_search', 'web_search_replay', 'cache_blocks', 'enable_thinking', 'thinking_replay', 'model', 'stream_options'] },
+            not: {
+              enum: [
+                'web_search',
+                'web_search_replay',
+                'cache_blocks',
+                'enable_thinking',
+                'thinking_replay',
+                'model',
+                'stream_options',
+              ],
+            },
           },
           uniqueItems: true,
         },
@@ -109,7 +119,10 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         max_event_bytes: { type: 'integer', minimum: 1024 },
         max_body_bytes: { type: 'integer', minimum: 1024 },
         forward_headers: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]+$' } },
-        thinking_field: optional({ type: 'string', pattern: '^([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*)?$' }),
+        thinking_field: optional({
+          type: 'string',
+          pattern: '^([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*)?$',
+        }),
       },
     },
     wire: { type: 'string', enum: ['spec', 'openai'] },

@@ -145,8 +145,7 @@ function assistantMessages(
       flush();
       out.push(restored.message);
       replay.push(restored.replay);
-    }
-    else if (block.type === 'thinking') reasoning += replayedThinking(block, param, thoughts);
+    } else if (block.type === 'thinking') reasoning += replayedThinking(block, param, thoughts);
     else if (block.type !== 'redacted_thinking') refuseBlock(block, param);
   });
   if (out.length === 0 || text.length > 0 || calls.length > 0 || reasoning !== '') flush();

@@ -24,7 +24,10 @@ export function searchResultBlock(result: Pick<SearchResultEvent, 'id' | 'result
 }
 
 /** The body's content blocks for an answer with search: in the order produced, text split after each cited claim. */
-export function segmentBlocks(segments: readonly CompletionSegment[], sign: (thinking: string) => string): JsonObject[] {
+export function segmentBlocks(
+  segments: readonly CompletionSegment[],
+  sign: (thinking: string) => string,
+): JsonObject[] {
   return segments.map((segment): JsonObject => {
     switch (segment.type) {
       case 'text':

@@ -359,7 +359,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       this.#reasoning = reasoning;
       const item = { type: 'reasoning', id: reasoning.id, summary: [], content: [] };
       out +=
-        this.#frame('response.output_item.added', `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(item)}`) +
+        this.#frame(
+          'response.output_item.added',
+          `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(item)}`,
+        ) +
         this.#frame(
           'response.content_part.added',
           `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"part":{"type":"reasoning_text","text":""}`,

@@ -115,24 +115,27 @@ t.test('a tool_result marked is_error says so to the model', async (t) => {
   t.same(request.messages[0], { role: 'tool', tool_call_id: 't', content: 'Error: boom' });
 });
 
-t.test('a signed thinking block goes back as its turn\'s reasoning_content, listed for the core to verify', async (t) => {
-  const request = decode({
-    ...base,
-    messages: [
-      { role: 'user', content: 'q' },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'thinking', thinking: 'hmm', signature: 's' },
-          { type: 'text', text: 'a' },
-        ],
-      },
-      { role: 'user', content: 'q2' },
-    ],
-  });
-  t.same(request.messages[1], { role: 'assistant', content: 'a', reasoning_content: 'hmm' });
-  t.same(request.thinking_replay, [{ param: 'messages[1].content[0]', thinking: 'hmm', signature: 's' }]);
-});
+t.test(
+  "a signed thinking block goes back as its turn's reasoning_content, listed for the core to verify",
+  async (t) => {
+    const request = decode({
+      ...base,
+      messages: [
+        { role: 'user', content: 'q' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: 's' },
+            { type: 'text', text: 'a' },
+          ],
+        },
+        { role: 'user', content: 'q2' },
+      ],
+    });
+    t.same(request.messages[1], { role: 'assistant', content: 'a', reasoning_content: 'hmm' });
+    t.same(request.thinking_replay, [{ param: 'messages[1].content[0]', thinking: 'hmm', signature: 's' }]);
+  },
+);
 
 t.test('unsigned thinking and redacted_thinking blocks are accepted and kept out of the prompt', async (t) => {
   const request = decode({

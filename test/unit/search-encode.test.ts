@@ -96,7 +96,12 @@ function snapshot(stream: Frame[]): Data {
 t.test(
   'message dialect: server_tool_use and web_search_tool_result blocks, text split after each citation, the count in usage',
   async (t) => {
-    const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences: [], sign: () => 'sig' });
+    const encoder = new MessagesStreamEncoder({
+      id: 'msg_1',
+      modelId: 'qwen3-8b',
+      stopSequences: [],
+      sign: () => 'sig',
+    });
     const stream = frames(encoder.start() + searched.map((event) => encoder.event(event)).join('') + encoder.end());
     const body = encodeMessagesBody(accumulate(searched), 'msg_1', 'qwen3-8b', [], () => 'sig') as Data;
     t.same(body.content, [

@@ -209,6 +209,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         itl_ms: { type: 'integer', minimum: 0 },
         output_tokens: { type: 'integer', minimum: 1 },
         api_key: optional({ type: 'string' }),
+        reasoning_parser: optional({ type: 'boolean' }),
       },
     },
     log: {

@@ -65,7 +65,16 @@ export interface GatewayConfig {
   };
   plugins: PluginEntry[];
   tokenizer: TokenizerConfig;
-  sim: { host: string; port: number; ttft_ms: number; itl_ms: number; output_tokens: number; api_key?: string };
+  sim: {
+    host: string;
+    port: number;
+    ttft_ms: number;
+    itl_ms: number;
+    output_tokens: number;
+    api_key?: string;
+    /** Play vLLM's `--reasoning-parser qwen3` (answers think first, unless a request switches it off); default false. */
+    reasoning_parser?: boolean;
+  };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;
   /** Shared state between gateway nodes: key revocations now (and rate-limit counters). Unset: each node alone. */

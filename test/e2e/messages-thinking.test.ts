@@ -245,3 +245,23 @@ t.test("current vLLM's field name, reasoning, gives the same thinking blocks, st
     ]);
   }
 });
+
+t.test(
+  'count_tokens counts the prompt the switch renders: the same as the answer reports, thinking on or off',
+  async (t) => {
+    for (const thinking of [THINKING, { type: 'disabled' as const }]) {
+      const request = {
+        model: MODEL,
+        thinking,
+        messages: [{ role: 'user' as const, content: `echo: count me ${thinking.type}` }],
+      };
+      const counted = await client().messages.countTokens(request);
+      const answer = await client().messages.create({ ...request, max_tokens: 2000 });
+      t.equal(
+        counted.input_tokens,
+        answer.usage.input_tokens + (answer.usage.cache_read_input_tokens ?? 0),
+        thinking.type,
+      );
+    }
+  },
+);

@@ -32,7 +32,11 @@ function refusal(action: () => unknown): GatewayError {
 t.test('messages: enabled and adaptive turn thinking on, disabled off, none leaves the default', async (t) => {
   t.equal(messagesSwitch({ type: 'enabled', budget_tokens: 1024 }), true);
   t.equal(messagesSwitch({ type: 'adaptive' }), true);
-  t.equal(messagesSwitch({ type: 'adaptive', display: 'highlights' }), true, "Claude Code's display values are accepted");
+  t.equal(
+    messagesSwitch({ type: 'adaptive', display: 'highlights' }),
+    true,
+    "Claude Code's display values are accepted",
+  );
   t.equal(messagesSwitch({ type: 'disabled' }), false);
   t.equal(messagesSwitch(undefined), undefined);
 });

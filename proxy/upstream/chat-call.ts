@@ -9,6 +9,7 @@ import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
 import { upstreamStatusError } from './upstream-errors.js';
 import { ChunkDecoder } from './chunk-decoder.js';
+import { ThinkingSeparator } from './thinking-separator.js';
 import { upstreamCompletion } from './upstream-completion.js';
 import { UsageCheck } from './usage-check.js';
 
@@ -54,8 +55,14 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     const usage = new UsageCheck(request, options.maxContextTokens, {
       warn: (fields, message) => exchange.log.warn(fields, message),
     });
+    const separator = new ThinkingSeparator();
     return request.stream === true
-      ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk)))
+      ? response.read(
+          new ChunkDecoder(options.maxEventBytes, (chunk) => {
+            separator.see(chunk);
+            usage.see(chunk);
+          }),
+        )
       : streamOf(completionEvents(response, usage, options.maxBodyBytes));
   };
 }

@@ -58,6 +58,7 @@ async function main(argv: string[]): Promise<void> {
       ttftMs: sim.ttft_ms,
       itlMs: sim.itl_ms,
       outputTokens: sim.output_tokens,
+      reasoningParser: sim.reasoning_parser ?? false,
       ...(sim.api_key !== undefined ? { apiKey: sim.api_key } : {}),
     });
     console.log(`reference upstream on ${running.url}/v1 serving '${loaded.config.model.upstream_name}'`);

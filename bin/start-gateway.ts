@@ -3,6 +3,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { dataDirOf } from '../config/data-dir.js';
+import { loadServerSecret } from '../config/server-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
 import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -22,7 +23,8 @@ import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { DEFAULT_CONTEXT_TOKENS, reportedContextTokens } from '../proxy/upstream/model-context.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
-import { upstreamFields } from '../proxy/upstream/request-fields.js';
+import { ThinkingSigner } from '../proxy/thinking-signer.js';
+import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
@@ -67,6 +69,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       ttftMs: config.sim.ttft_ms,
       itlMs: config.sim.itl_ms,
       outputTokens: config.sim.output_tokens,
+      reasoningParser: config.sim.reasoning_parser ?? false,
     });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
@@ -96,6 +99,15 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log,
   });
   const dataDir = dataDirOf(loaded);
+  const thinkingSigner = new ThinkingSigner(
+    await loadServerSecret({
+      env,
+      variable: 'GATEWAY_THINKING_SECRET',
+      dataDir,
+      file: 'thinking-secret',
+      owner: 'thinking signatures',
+    }),
+  );
   const services = await openServices(config, dataDir, log);
   const plugins = await loadPlugins(loaded, builtinPlugins, {
     config,
@@ -110,7 +122,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
-    fields: upstreamFields(config.upstream.flavor, config.upstream.extra_fields),
+    fields: upstreamFields(
+      config.upstream.flavor,
+      config.upstream.extra_fields,
+      config.upstream.thinking_field ?? defaultThinkingField(config.upstream.flavor),
+    ),
     maxContextTokens: contextTokens,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
@@ -143,6 +159,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     connectionCap,
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
+    thinkingSigner,
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({
       id: config.model.id,
@@ -168,6 +185,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     defaultWire: config.wire,
     maxMessageBytes: config.server.body_limit_bytes,
     idleTimeoutMs: config.server.websocket_idle_ms,
+    thinkingSigner,
   });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;

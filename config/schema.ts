@@ -96,7 +96,17 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
           items: {
             type: 'string',
             pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-            not: { enum: ['web_search', 'web_search_replay', 'model', 'stream_options'] },
+            not: {
+              enum: [
+                'web_search',
+                'web_search_replay',
+                'cache_blocks',
+                'enable_thinking',
+                'thinking_replay',
+                'model',
+                'stream_options',
+              ],
+            },
           },
           uniqueItems: true,
         },
@@ -112,6 +122,10 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         max_event_bytes: { type: 'integer', minimum: 1024 },
         max_body_bytes: { type: 'integer', minimum: 1024 },
         forward_headers: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9-]+$' } },
+        thinking_field: optional({
+          type: 'string',
+          pattern: '^([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*)?$',
+        }),
       },
     },
     wire: { type: 'string', enum: ['spec', 'openai'] },
@@ -198,6 +212,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         itl_ms: { type: 'integer', minimum: 0 },
         output_tokens: { type: 'integer', minimum: 1 },
         api_key: optional({ type: 'string' }),
+        reasoning_parser: optional({ type: 'boolean' }),
       },
     },
     log: {

@@ -56,6 +56,11 @@ export interface GatewayConfig {
     /** The largest non-streamed answer (a completion, a tokenize result) held whole. */
     max_body_bytes: number;
     forward_headers: string[];
+    /**
+     * Where the client's thinking switch goes, a dotted path set to true or false (e.g.
+     * `chat_template_kwargs.enable_thinking`); '' for nowhere. Unset: the flavor's (request-fields.ts).
+     */
+    thinking_field?: string;
   };
   wire: 'spec' | 'openai';
   dialects: {
@@ -64,7 +69,16 @@ export interface GatewayConfig {
   };
   plugins: PluginEntry[];
   tokenizer: TokenizerConfig;
-  sim: { host: string; port: number; ttft_ms: number; itl_ms: number; output_tokens: number; api_key?: string };
+  sim: {
+    host: string;
+    port: number;
+    ttft_ms: number;
+    itl_ms: number;
+    output_tokens: number;
+    api_key?: string;
+    /** Play vLLM's `--reasoning-parser qwen3` (answers think first, unless a request switches it off); default false. */
+    reasoning_parser?: boolean;
+  };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;
   /** Shared state between gateway nodes: key revocations now (and rate-limit counters). Unset: each node alone. */

@@ -49,6 +49,14 @@ export interface ChatRequest {
   web_search?: WebSearchOptions;
   /** Gateway-side, never sent upstream: earlier search results the client passed back, for the search plugin to verify. */
   web_search_replay?: ReplayedSearch[];
+  /**
+   * Gateway-side: the client's thinking switch (messages `thinking`, responses `reasoning.effort`): true on,
+   * false off; absent, the upstream's default stands. The terminal sends it as the flavor's own field
+   * (`chat_template_kwargs.enable_thinking` for Qwen3-style templates).
+   */
+  enable_thinking?: boolean;
+  /** Gateway-side, never sent upstream: signed thinking a client passed back, for the core to verify (proxy/thinking-replay.ts). */
+  thinking_replay?: ReplayedThinking[];
   /** Gateway-side, never sent upstream: the prompt's blocks in cache order when the client marked some for caching, for the promptcache plugin. */
   cache_blocks?: CacheBlock[];
   [field: string]: unknown;
@@ -69,6 +77,14 @@ export interface CacheBlock {
   param: string;
   /** The canonical request cut just after this block: what the prefix's tokens are counted on. */
   prefix: () => ChatRequest;
+}
+
+/** A thinking block of an earlier turn, as the client passed it back (its text is already that turn's `reasoning_content`). */
+export interface ReplayedThinking {
+  /** Where the block is in the client's request, e.g. `messages[1].content[0]`. */
+  param: string;
+  thinking: string;
+  signature: string;
 }
 
 /** How much of the results the model gets to read (the responses dialect's `search_context_size`; `medium` otherwise). */

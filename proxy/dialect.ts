@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatRequest, CanonicalEvent, JsonObject } from './canonical.js';
 import type { GatewayError } from './errors.js';
+import type { ThinkingSigner } from './thinking-signer.js';
 
 /** The client dialects, one per family of routes (spec section 4); dialects/registry.ts makes them. */
 export type DialectName = 'chat' | 'messages' | 'responses';
@@ -27,12 +28,16 @@ export interface StreamEncoder {
   warmUp?(): string;
 }
 
-/** What an encoder needs of the exchange: its id (the answer's ids derive from it), its arrival time and its wire profile. */
+/**
+ * What an encoder needs of the exchange: its id (the answer's ids derive from it), its arrival time, its
+ * wire profile, and the gateway's signer of thinking (for dialects that sign it).
+ */
 export interface EncodeContext {
   readonly id: string;
   /** Unix seconds. */
   readonly created: number;
   readonly wire: WireProfile;
+  readonly thinkingSigner: ThinkingSigner;
 }
 
 /**

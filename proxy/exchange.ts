@@ -5,6 +5,7 @@ import type { ChatRequest } from './canonical.js';
 import { GatewayError } from './errors.js';
 import type { WireProfile } from './dialect.js';
 import type { Route } from './router.js';
+import type { ThinkingSigner } from './thinking-signer.js';
 
 /**
  * Per-request variables that plugins share. A plugin that sets one declares it here by
@@ -40,6 +41,8 @@ export class Exchange {
   /** Fields plugins add to the request's one log line (the caller's org and key, tokens, cost). */
   readonly logFields: Record<string, string | number> = {};
   wire: WireProfile;
+  /** Signs the thinking the answer carries (the encoders read it). */
+  readonly thinkingSigner: ThinkingSigner;
   /** The canonical request, set once the body is decoded. */
   request: ChatRequest | undefined = undefined;
 
@@ -55,6 +58,7 @@ export class Exchange {
     rootLog: Logger;
     signal: AbortSignal;
     wire: WireProfile;
+    thinkingSigner: ThinkingSigner;
   }) {
     this.id = init.id;
     this.req = init.req;
@@ -63,6 +67,7 @@ export class Exchange {
     this.#rootLog = init.rootLog;
     this.signal = init.signal;
     this.wire = init.wire;
+    this.thinkingSigner = init.thinkingSigner;
     this.responseHeaders = { 'x-request-id': init.id };
   }
 

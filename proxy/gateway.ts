@@ -12,6 +12,8 @@ import { Exchange } from './exchange.js';
 import type { EventStream } from './event-stream.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
 import { refuseUnhandledSearch } from './unhandled-search.js';
+import { checkThinkingReplay } from './thinking-replay.js';
+import type { ThinkingSigner } from './thinking-signer.js';
 import { printable } from './printable.js';
 import { nextRequestId } from './request-id.js';
 import { logRequest } from './request-log.js';
@@ -36,6 +38,8 @@ export interface GatewayOptions {
   models: JsonObject;
   /** Keep-alive events on quiet streams, for dialects that have one. */
   pingIntervalMs: number;
+  /** Signs thinking on the way out and verifies it when a client passes it back. */
+  thinkingSigner: ThinkingSigner;
   /** Counts the prompt tokens the upstream will see for a canonical request (count_tokens). */
   countTokens: ((request: ChatRequest, signal: AbortSignal) => Promise<number>) | undefined;
 }
@@ -68,6 +72,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
     rootLog: options.log,
     signal: controller.signal,
     wire: options.defaultWire,
+    thinkingSigner: options.thinkingSigner,
   });
   let failure: GatewayError | undefined;
   try {
@@ -160,6 +165,7 @@ async function generate(
 ): Promise<GatewayError | undefined> {
   const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const { request, echo } = dialect.decode(body);
+  checkThinkingReplay(request, options.thinkingSigner);
   exchange.request = request;
   // The id the client named (the model's, or one of its aliases): the answer names the model's own id.
   exchange.logFields.model = request.model;
@@ -183,6 +189,7 @@ async function countTokens(options: GatewayOptions, exchange: Exchange, res: Ser
   const counting = exchange.route.dialect?.countTokens;
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
   const request = counting.decode(await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt));
+  checkThinkingReplay(request, options.thinkingSigner);
   exchange.logFields.model = request.model;
   for (const prepare of options.chain.prepareCount) prepare(request);
   refuseUnhandledSearch(request);

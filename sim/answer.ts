@@ -5,25 +5,44 @@
 //    else, when it ends with tool results: "Tool results: " + their contents;
 // 3. else, when the last user message's words (user-words.ts) start with "echo: ": the rest of them, verbatim;
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
+// With the reasoning parser on and thinking not switched off, a `<think>` part comes first (reasoning.ts).
 import type { SimChatRequest } from './chat-types.js';
 import type { ChatPrompt } from './chat-prompt.js';
 import { messageText } from '../prompt/template-input.js';
 import { EOS_TOKEN_ID, encode } from './qwen3-prompt.js';
 import { toolCallText, type ToolCallLayout } from './tool-call-text.js';
 import { planSearch, SEARCH_TOOL } from './search-rule.js';
+import { reasoningTokens, thinks, withoutThinkLines } from './reasoning.js';
 import { planToolCalls } from './tool-plan.js';
 import { userWords } from './user-words.js';
 import { wordTokens } from './words.js';
 
-export type PlannedAnswer =
-  { kind: 'text'; ids: number[] } | { kind: 'tools'; ids: number[]; text: string; calls: ToolCallLayout[] };
+export type PlannedAnswer = (
+  { kind: 'text'; ids: number[] } | { kind: 'tools'; ids: number[]; text: string; calls: ToolCallLayout[] }
+) & {
+  /** The `<think>` part written before the answer (reasoning.ts), when the model thinks. */
+  reasoning?: number[];
+};
 
 export const ECHO_PREFIX = 'echo: ';
 
-export function planAnswer(request: SimChatRequest, prompt: ChatPrompt, outputTokens: number): PlannedAnswer {
+export function planAnswer(
+  request: SimChatRequest,
+  prompt: ChatPrompt,
+  outputTokens: number,
+  reasoningParser = false,
+): PlannedAnswer {
   const { messages } = request;
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const userText = lastUser ? userWords(lastUser.content) : '';
+  const fullText = lastUser ? userWords(lastUser.content) : '';
+  if (!reasoningParser) return planReply(request, prompt, outputTokens, fullText);
+  // `think:` lines dictate the thinking; the answer is the same with thinking on or off.
+  const answer = planReply(request, prompt, outputTokens, withoutThinkLines(fullText));
+  if (thinks(request)) answer.reasoning = reasoningTokens(fullText, prompt.seed);
+  return answer;
+}
+
+function planReply(request: SimChatRequest, prompt: ChatPrompt, outputTokens: number, userText: string): PlannedAnswer {
   const toolResults = trailingToolResults(request);
   let calls = planToolCalls(request, userText);
   const search = planSearch(request);

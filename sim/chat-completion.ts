@@ -22,7 +22,9 @@ export interface ChatCompletionBody {
       audio: null;
       function_call: null;
       tool_calls: FullToolCall[];
-      reasoning_content: null;
+      /** One of the two, as the server names it (ResponseMeta.reasoningField). */
+      reasoning_content?: string | null;
+      reasoning?: string | null;
     };
     logprobs: null;
     finish_reason: string;
@@ -52,7 +54,7 @@ export function completionBody(gen: Generation, meta: ResponseMeta): ChatComplet
           audio: null,
           function_call: null,
           tool_calls: gen.toolCalls,
-          reasoning_content: null,
+          [meta.reasoningField]: gen.reasoning,
         },
         logprobs: null,
         finish_reason: gen.finishReason,

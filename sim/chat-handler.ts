@@ -12,13 +12,16 @@ import { generate } from './generation.js';
 import { resetSocket } from './http-io.js';
 import type { PrefixCache } from './prefix-cache.js';
 import { requestKnobs, type RequestKnobs } from './request-knobs.js';
-import type { ResponseMeta } from './usage.js';
+import type { ReasoningField, ResponseMeta } from './usage.js';
 
 export interface ChatContext {
   servedModel: string;
   maxModelLen: number;
   prefixCache: PrefixCache;
   defaults: RequestKnobs;
+  /** vLLM's `--reasoning-parser qwen3`: the model thinks first (unless the request switches it off) and the thinking is split off. */
+  reasoningParser: boolean;
+  reasoningField: ReasoningField;
 }
 
 /** Answers the request; throws a SimError for an error answered before any byte was sent. */
@@ -46,7 +49,7 @@ export async function handleChat(
   const prompt = chatPrompt(request);
   const maxTokens = checkContextLength(prompt.ids.length, request.maxTokens, ctx.maxModelLen);
   const cachedTokens = ctx.prefixCache.admit(prompt.ids);
-  const answer = planAnswer(request, prompt, knobs.outputTokens);
+  const answer = planAnswer(request, prompt, knobs.outputTokens, ctx.reasoningParser);
   const gen = generate(answer, { maxTokens, stop: request.stop, includeStopStr: request.includeStopStrInOutput });
   const meta: ResponseMeta = {
     id: `chatcmpl-${randomUUID().replaceAll('-', '')}`,
@@ -54,6 +57,7 @@ export async function handleChat(
     model: ctx.servedModel,
     promptTokens: prompt.ids.length,
     cachedTokens,
+    reasoningField: ctx.reasoningField,
   };
   if (knobs.usage !== undefined) meta.usageOverride = knobs.usage;
   const complete = request.stream

@@ -21,7 +21,11 @@ export interface StreamChunk {
 
 interface StreamChoice {
   index: number;
-  delta: Exclude<StepDelta, null> | { role: 'assistant'; content: string } | Record<string, never>;
+  delta:
+    | Exclude<StepDelta, null>
+    | { reasoning_content: string }
+    | { role: 'assistant'; content: string }
+    | Record<string, never>;
   logprobs: null;
   finish_reason: string | null;
   stop_reason?: string | null;
@@ -69,7 +73,7 @@ export function streamChunks(gen: Generation, meta: ResponseMeta, options: Strea
   const last = gen.deltas.length - 1;
   gen.deltas.forEach((delta, i) => {
     if (delta === null && i < last) return;
-    const choice: StreamChoice = { index: 0, delta: delta ?? {}, logprobs: null, finish_reason: null };
+    const choice: StreamChoice = { index: 0, delta: wireDelta(delta, meta), logprobs: null, finish_reason: null };
     if (i === last) {
       choice.finish_reason = gen.finishReason;
       choice.stop_reason = gen.stopReason;
@@ -91,6 +95,14 @@ export function streamChunks(gen: Generation, meta: ResponseMeta, options: Strea
   }
   out.push({ data: sse('[DONE]'), delayMs: 0 });
   return out;
+}
+
+/** A step's delta under the server's name for reasoning. */
+function wireDelta(delta: StepDelta, meta: ResponseMeta): StreamChoice['delta'] {
+  if (delta === null) return {};
+  if ('reasoning' in delta && meta.reasoningField === 'reasoning_content')
+    return { reasoning_content: delta.reasoning };
+  return delta;
 }
 
 const MAX_BATCH = 64;

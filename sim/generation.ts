@@ -1,15 +1,17 @@
 // From the planned answer to what is sent: the answer is cut where vLLM would stop generating
 // (end-of-turn token → `stop`; a stop string → `stop` with stop_reason; max_tokens → `length`)
-// and each generated token gets the delta it streams.
+// and each generated token gets the delta it streams. A `<think>` part first streams as reasoning,
+// split off as vLLM's Qwen3 reasoning parser does.
 import type { PlannedAnswer } from './answer.js';
 import { detokenizePieces } from './detokenizer.js';
 import { EOS_TOKEN_ID } from './qwen3-prompt.js';
+import { THINK_END_ID, THINK_START_ID } from './reasoning.js';
 import { toolCallDeltas, type DeltaToolCall } from './tool-deltas.js';
 
 export type SimFinishReason = 'stop' | 'length' | 'tool_calls';
 
-/** What one token streams: text, tool-call fragments, or nothing (tool-call markup). */
-export type StepDelta = { content: string } | { tool_calls: DeltaToolCall[] } | null;
+/** What one token streams: text, reasoning, tool-call fragments, or nothing (tool-call or think markup). */
+export type StepDelta = { content: string } | { reasoning: string } | { tool_calls: DeltaToolCall[] } | null;
 
 export interface FullToolCall {
   id: string;
@@ -25,8 +27,10 @@ export interface Generation {
   finishReason: SimFinishReason;
   /** The matched stop string, else null. */
   stopReason: string | null;
-  /** The non-streaming message content (null when the answer is tool calls). */
+  /** The non-streaming message content (null when the answer is tool calls, or nothing came after the thinking). */
   content: string | null;
+  /** The non-streaming reasoning (null without a `<think>` part). */
+  reasoning: string | null;
   toolCalls: FullToolCall[];
 }
 
@@ -37,6 +41,52 @@ export interface GenerationLimits {
 }
 
 export function generate(answer: PlannedAnswer, limits: GenerationLimits): Generation {
+  if (answer.reasoning === undefined) return generateReply(answer, limits);
+  const thought = think(answer.reasoning, limits.maxTokens);
+  const rest = limits.maxTokens - thought.ids.length;
+  if (rest <= 0) {
+    return { ...thought, finishReason: 'length', stopReason: null, toolCalls: [] };
+  }
+  const reply = generateReply(answer, { ...limits, maxTokens: rest });
+  return {
+    ...reply,
+    ids: [...thought.ids, ...reply.ids],
+    deltas: [...thought.deltas, ...reply.deltas],
+    // The parser's content is all that follows `</think>`: the "\n\n" too, even beside tool calls (hermes keeps text before them).
+    content:
+      thought.content === null && reply.content === null ? null : (thought.content ?? '') + (reply.content ?? ''),
+    reasoning: thought.reasoning,
+  };
+}
+
+/** The `<think>` part up to `maxTokens`: reasoning deltas inside it, content after `</think>`, the tags themselves stream nothing. */
+function think(
+  ids: readonly number[],
+  maxTokens: number,
+): Pick<Generation, 'ids' | 'deltas' | 'content' | 'reasoning'> {
+  const kept = ids.slice(0, maxTokens);
+  const pieces = detokenizePieces(kept);
+  let ended = false;
+  let reasoning = '';
+  let content: string | null = null;
+  const deltas = kept.map((id, i): StepDelta => {
+    const piece = pieces[i] ?? '';
+    if (id === THINK_START_ID) return null;
+    if (id === THINK_END_ID) {
+      ended = true;
+      return null;
+    }
+    if (ended) {
+      content = (content ?? '') + piece;
+      return { content: piece };
+    }
+    reasoning += piece;
+    return { reasoning: piece };
+  });
+  return { ids: kept, deltas, content, reasoning };
+}
+
+function generateReply(answer: PlannedAnswer, limits: GenerationLimits): Generation {
   const all = detokenizePieces(answer.ids);
   const stops = answer.kind === 'text' ? limits.stop.filter((s) => s.length > 0) : [];
   let end = answer.ids.length;
@@ -72,20 +122,21 @@ export function generate(answer: PlannedAnswer, limits: GenerationLimits): Gener
       finishReason,
       stopReason,
       content: visible,
+      reasoning: null,
       toolCalls: [],
     };
   }
   const deltas = toolCallDeltas(pieces, answer.calls);
   // Like vLLM's hermes parser: calls cut short are not calls; the raw text is the content.
   if (visible.length < answer.text.length) {
-    return { ids, deltas, finishReason: 'length', stopReason: null, content: visible, toolCalls: [] };
+    return { ids, deltas, finishReason: 'length', stopReason: null, content: visible, reasoning: null, toolCalls: [] };
   }
   const toolCalls = answer.calls.map((c): FullToolCall => ({
     id: c.id,
     type: 'function',
     function: { name: c.name, arguments: c.arguments },
   }));
-  return { ids, deltas, finishReason: 'tool_calls', stopReason: null, content: null, toolCalls };
+  return { ids, deltas, finishReason: 'tool_calls', stopReason: null, content: null, reasoning: null, toolCalls };
 }
 
 /** vLLM's check: the first stop string (in request order) found in the text the new token touched. */

@@ -13,6 +13,7 @@ import { warmUp } from './qwen3-prompt.js';
 import { RequestLog, type RecordedRequest } from './request-log.js';
 import { StatsCounter, type SimStats } from './stats.js';
 import { detokenize, tokenize } from './tokenize-handler.js';
+import type { ReasoningField } from './usage.js';
 
 export type { SimFault } from './faults.js';
 export type { RecordedRequest } from './request-log.js';
@@ -37,6 +38,13 @@ export interface SimOptions {
   maxModelLen?: number;
   /** Applies to every chat request unless x-sim-fault overrides it. */
   fault?: SimFault;
+  /**
+   * Play `vllm serve … --reasoning-parser qwen3`: answers start with Qwen3's thinking (unless the request sets
+   * `chat_template_kwargs.enable_thinking: false`), streamed as reasoning deltas; default false (no parser).
+   */
+  reasoningParser?: boolean;
+  /** The reasoning field's name: `reasoning_content` (default; vLLM before 0.11, SGLang, llama-server) or `reasoning` (current vLLM). */
+  reasoningField?: ReasoningField;
   /** Load the tokenizer at start (default) rather than with the first request that needs it (~0.5 s, ~130 MB). */
   warmUp?: boolean;
 }
@@ -70,6 +78,8 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
       outputTokens: whole('outputTokens', options.outputTokens ?? 24, 0),
       fault: checkFault(options.fault ?? NO_FAULT),
     },
+    reasoningParser: options.reasoningParser ?? false,
+    reasoningField: options.reasoningField ?? 'reasoning_content',
   };
   if (options.warmUp !== false) warmUp();
   const stats = new StatsCounter();

@@ -32,6 +32,8 @@ export function usage(
   return out;
 }
 
+export type ReasoningField = 'reasoning_content' | 'reasoning';
+
 /** What every response of one request shares. */
 export interface ResponseMeta {
   /** `chatcmpl-` + 32 hex digits, the same on every chunk. */
@@ -40,6 +42,8 @@ export interface ResponseMeta {
   model: string;
   promptTokens: number;
   cachedTokens: number;
+  /** The name of the reasoning field in messages and deltas: vLLM's older `reasoning_content` or its newer `reasoning`. */
+  reasoningField: ReasoningField;
   /** `x-sim-usage`, when the request set it. */
   usageOverride?: UsageOverride;
 }

@@ -1,12 +1,17 @@
 import type { ChatRequest } from '../proxy/canonical.js';
 import type { PromptInput } from '../prompt/prompt-input.js';
 
-/** The part of a canonical request that decides its prompt (prompt/prompt-input.ts). */
+/**
+ * The part of a canonical request that decides its prompt (prompt/prompt-input.ts). The client's thinking
+ * switch is counted as Qwen3-style templates read it (`enable_thinking`), as the default flavors send it.
+ */
 export function promptInput(request: ChatRequest): PromptInput {
   const input: PromptInput = { messages: request.messages, tools: request.tools ?? null };
   if (typeof request.add_generation_prompt === 'boolean') input.addGenerationPrompt = request.add_generation_prompt;
   const kwargs = request.chat_template_kwargs;
   if (typeof kwargs === 'object' && kwargs !== null && !Array.isArray(kwargs))
     input.chatTemplateKwargs = kwargs as Record<string, unknown>;
+  if (request.enable_thinking !== undefined)
+    input.chatTemplateKwargs = { ...input.chatTemplateKwargs, enable_thinking: request.enable_thinking };
   return input;
 }

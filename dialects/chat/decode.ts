@@ -46,8 +46,13 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
 function canonical(request: ChatRequest & { max_completion_tokens?: number | null }): ChatRequest {
   checkToolChoice(request);
   const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
-  // The promptcache plugin's gateway-side field: only a dialect with cache marks sets it, never a chat body.
+  // Gateway-side fields that only other dialects set (cache marks, signed thinking), never a chat body.
   delete canonical.cache_blocks;
+  delete canonical.thinking_replay;
+  // The thinking switch: `enable_thinking` (Qwen's own API) as it is, else OpenAI's `reasoning_effort` (none and minimal: off).
+  const effort = canonical.reasoning_effort;
+  if (canonical.enable_thinking == null && typeof effort === 'string')
+    canonical.enable_thinking = effort !== 'none' && effort !== 'minimal';
   if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
   // OpenAI reads a null field as one not set; so does everything after the decoder (no top-level nulls).
   for (const field of Object.keys(canonical)) if (canonical[field] === null) delete canonical[field];

@@ -4,19 +4,20 @@ import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';
 import { segmentBlocks } from './web-search-blocks.js';
 
-/** The message-dialect response body (spec 2.3) from the upstream's completion. */
+/** The message-dialect response body (spec 2.3) from the upstream's completion; `sign` signs its thinking. */
 export function encodeMessagesBody(
   completion: ChatCompletion,
   id: string,
   modelId: string,
   stopSequences: readonly string[],
+  sign: (thinking: string) => string,
 ): JsonObject {
   const choice = completion.choices[0];
   const content: JsonObject[] = [];
-  if (completion.segments !== undefined) content.push(...segmentBlocks(completion.segments));
+  if (completion.segments !== undefined) content.push(...segmentBlocks(completion.segments, sign));
   else {
-    if (choice?.message.reasoning_content)
-      content.push({ type: 'thinking', thinking: choice.message.reasoning_content, signature: '' });
+    const thinking = choice?.message.reasoning_content;
+    if (thinking) content.push({ type: 'thinking', thinking, signature: sign(thinking) });
     if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   }
   const calls = choice?.message.tool_calls ?? [];

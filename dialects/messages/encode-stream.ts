@@ -21,6 +21,8 @@ export interface MessagesStreamOptions {
   id: string;
   modelId: string;
   stopSequences: readonly string[];
+  /** The signature of a thinking block's text, sent as its closing `signature_delta`. */
+  sign: (thinking: string) => string;
 }
 
 /** The one content block open in the output; upstream interleaving never opens a second. */
@@ -50,6 +52,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
   #started = false;
   #nextIndex = 0;
   #open: OpenBlock = { kind: 'none' };
+  /** The open thinking block's text so far: what its signature covers. */
+  #thinking = '';
   readonly #calls = new Map<number, ToolCall>();
   /** Calls seen but not yet given a block, in arrival order. */
   readonly #waiting: number[] = [];
@@ -171,7 +175,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const delta = choice.delta;
     let out = '';
     const reasoning = delta.reasoning_content ?? delta.reasoning;
-    if (reasoning) out += this.#ensure('thinking') + this.#delta({ type: 'thinking_delta', thinking: reasoning });
+    if (reasoning) {
+      out += this.#ensure('thinking') + this.#delta({ type: 'thinking_delta', thinking: reasoning });
+      this.#thinking += reasoning;
+    }
     if (delta.content) out += this.#ensure('text') + this.#delta({ type: 'text_delta', text: delta.content });
     for (const fragment of delta.tool_calls ?? []) out += this.#toolFragment(fragment);
     if (choice.finish_reason) this.#finish = choice.finish_reason;
@@ -238,11 +245,17 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return out + frame('content_block_start', { type: 'content_block_start', index, content_block: block });
   }
 
+  /** Stops the open block; a thinking block first gets its signature (Anthropic's `signature_delta`). */
   #close(): string {
     const open = this.#open;
     if (open.kind === 'none') return '';
+    let out = '';
+    if (open.kind === 'thinking') {
+      out = this.#delta({ type: 'signature_delta', signature: this.#options.sign(this.#thinking) });
+      this.#thinking = '';
+    }
     this.#open = { kind: 'none' };
-    return frame('content_block_stop', { type: 'content_block_stop', index: open.index });
+    return out + frame('content_block_stop', { type: 'content_block_stop', index: open.index });
   }
 
   #delta(delta: object): string {

@@ -24,9 +24,12 @@ export function createMessagesDialect(options: MessagesDialectOptions): Dialect<
         id: `msg_${context.id}`,
         modelId: options.modelId,
         stopSequences: echo.stopSequences,
+        sign: (thinking) => context.thinkingSigner.sign(thinking),
       }),
     encodeBody: (completion, context, echo) =>
-      encodeMessagesBody(completion, `msg_${context.id}`, options.modelId, echo.stopSequences),
+      encodeMessagesBody(completion, `msg_${context.id}`, options.modelId, echo.stopSequences, (thinking) =>
+        context.thinkingSigner.sign(thinking),
+      ),
     renderError: renderMessagesError,
     countTokens: {
       decode: (body) => decoders.decodeCount(body),

@@ -6,6 +6,7 @@ import {
   type ChatToolCall,
   type ChatToolChoice,
   type ReplayedSearch,
+  type ReplayedThinking,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type {
@@ -19,13 +20,18 @@ import type {
   ToolUseBlock,
 } from './types.js';
 import { referencedToolText } from './tool-reference.js';
+import { replayedThinking, thinkingSwitch } from './thinking.js';
 import { isSearchTool, replayedCall, replayedResult, webSearchOptions } from './web-search.js';
 
 /** A validated message-dialect request → the canonical chat request (the model id is checked by the caller). */
 export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { max_tokens?: number }): ChatRequest {
   const replay: ReplayedSearch[] = [];
-  const chat: ChatRequest = { model: request.model, messages: chatMessages(request, replay) };
+  const thoughts: ReplayedThinking[] = [];
+  const chat: ChatRequest = { model: request.model, messages: chatMessages(request, replay, thoughts) };
   if (replay.length > 0) chat.web_search_replay = replay;
+  if (thoughts.length > 0) chat.thinking_replay = thoughts;
+  const thinking = thinkingSwitch(request.thinking);
+  if (thinking !== undefined) chat.enable_thinking = thinking;
   if (request.max_tokens !== undefined) chat.max_tokens = request.max_tokens;
   if (request.stream === true) {
     chat.stream = true;
@@ -66,7 +72,11 @@ function refuseNameClash(tools: ToolParam[]): void {
     );
 }
 
-function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>, replay: ReplayedSearch[]): ChatMessage[] {
+function chatMessages(
+  request: Pick<MessagesRequest, 'system' | 'messages'>,
+  replay: ReplayedSearch[],
+  thoughts: ReplayedThinking[],
+): ChatMessage[] {
   const system: string[] = [];
   if (typeof request.system === 'string') system.push(request.system);
   else if (request.system !== undefined) system.push(joinText(request.system));
@@ -75,7 +85,7 @@ function chatMessages(request: Pick<MessagesRequest, 'system' | 'messages'>, rep
     if (message.role === 'system')
       system.push(typeof message.content === 'string' ? message.content : joinText(textBlocks(message.content, index)));
     else if (message.role === 'user') out.push(...userMessages(message, index));
-    else out.push(...assistantMessages(message, index, replay));
+    else out.push(...assistantMessages(message, index, replay, thoughts));
   });
   const prompt = system.filter((text) => text !== '').join('\n\n');
   return prompt === '' ? out : [{ role: 'system', content: prompt }, ...out];
@@ -100,20 +110,28 @@ function userMessages(message: MessageParam, index: number): ChatMessage[] {
  * An assistant turn. A replayed search splits it as the model saw it: the text and the search call,
  * the search's result (a tool message, restored by the search plugin), then the rest of the turn.
  */
-function assistantMessages(message: MessageParam, index: number, replay: ReplayedSearch[]): ChatMessage[] {
+function assistantMessages(
+  message: MessageParam,
+  index: number,
+  replay: ReplayedSearch[],
+  thoughts: ReplayedThinking[],
+): ChatMessage[] {
   if (typeof message.content === 'string') return [{ role: 'assistant', content: message.content }];
   const out: ChatMessage[] = [];
   let text: TextBlock[] = [];
   let calls: ChatToolCall[] = [];
+  let reasoning = '';
   const flush = (): void => {
     const chat: Extract<ChatMessage, { role: 'assistant' }> = {
       role: 'assistant',
       content: text.length > 0 ? joinAnswerText(text) : null,
     };
     if (calls.length > 0) chat.tool_calls = calls;
+    if (reasoning !== '') chat.reasoning_content = reasoning;
     out.push(chat);
     text = [];
     calls = [];
+    reasoning = '';
   };
   message.content.forEach((block, blockIndex) => {
     const param = `messages[${index}].content[${blockIndex}]`;
@@ -128,11 +146,10 @@ function assistantMessages(message: MessageParam, index: number, replay: Replaye
       flush();
       out.push(restored.message);
       replay.push(restored.replay);
-    }
-    // Replayed reasoning stays out of the prompt: open models' templates drop past thinking anyway.
-    else if (block.type !== 'thinking' && block.type !== 'redacted_thinking') refuseBlock(block, param);
+    } else if (block.type === 'thinking') reasoning += replayedThinking(block, param, thoughts);
+    else if (block.type !== 'redacted_thinking') refuseBlock(block, param);
   });
-  if (out.length === 0 || text.length > 0 || calls.length > 0) flush();
+  if (out.length === 0 || text.length > 0 || calls.length > 0 || reasoning !== '') flush();
   return out;
 }
 

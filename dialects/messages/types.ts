@@ -41,6 +41,12 @@ export interface ToolParam {
 export type ToolChoiceParam =
   string | { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disable_parallel_tool_use?: boolean };
 
+/** Extended thinking: `enabled` with its budget, `adaptive` (the model decides), or `disabled`. */
+export interface ThinkingParam {
+  type: 'enabled' | 'adaptive' | 'disabled';
+  budget_tokens?: number;
+}
+
 export interface MessagesRequest {
   model: string;
   max_tokens: number;
@@ -53,4 +59,5 @@ export interface MessagesRequest {
   stop_sequences?: string[];
   tools?: ToolParam[];
   tool_choice?: ToolChoiceParam;
+  thinking?: ThinkingParam;
 }

@@ -24,7 +24,10 @@ export function searchResultBlock(result: Pick<SearchResultEvent, 'id' | 'result
 }
 
 /** The body's content blocks for an answer with search: in the order produced, text split after each cited claim. */
-export function segmentBlocks(segments: readonly CompletionSegment[]): JsonObject[] {
+export function segmentBlocks(
+  segments: readonly CompletionSegment[],
+  sign: (thinking: string) => string,
+): JsonObject[] {
   return segments.map((segment): JsonObject => {
     switch (segment.type) {
       case 'text':
@@ -36,7 +39,7 @@ export function segmentBlocks(segments: readonly CompletionSegment[]): JsonObjec
               citations: segment.citations.map(({ citation }) => ({ type: 'web_search_result_location', ...citation })),
             };
       case 'reasoning':
-        return { type: 'thinking', thinking: segment.text, signature: '' };
+        return { type: 'thinking', thinking: segment.text, signature: sign(segment.text) };
       case 'search_call':
         return serverToolUseBlock(segment.id, segment.query);
       case 'search_result':

@@ -2,6 +2,7 @@ import type { DecodedRequest } from '../../proxy/dialect.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/responses-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
+import { thinkingSwitch } from './reasoning.js';
 import { refuseUnsupported } from './refuse.js';
 import { responsesToChat } from './to-chat.js';
 import type { ResponsesRequest } from './types.js';
@@ -33,6 +34,9 @@ export function createResponsesDecoder(
     refuseUnsupported(body, options.functionTools);
     const request = validate(body);
     checkModel(request.model);
-    return { request: responsesToChat(request), echo: request };
+    const chat = responsesToChat(request);
+    const thinking = thinkingSwitch(request.reasoning);
+    if (thinking !== undefined) chat.enable_thinking = thinking;
+    return { request: chat, echo: request };
   };
 }

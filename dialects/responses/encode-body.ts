@@ -1,6 +1,7 @@
 import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
 import { callItem } from './call-items.js';
 import { outcomeOf } from './outcome.js';
+import { reasoningItem, reasoningItemId } from './reasoning.js';
 import {
   callItemId,
   codePoints,
@@ -16,8 +17,9 @@ import {
 import type { OutputItem, OutputMessage, OutputWebSearchCall, ResponseStatus } from './types.js';
 
 /**
- * The non-streaming body (spec 2.7 + docs/wire.md): the message item (unless the turn is only tool calls), then one
- * item per call (`function_call`, or the client tool's own item: call-items.ts), with the ids a stream of the same
+ * The non-streaming body (spec 2.7 + docs/wire.md): the reasoning item (when the model reasoned), the message item
+ * (unless the turn is only tool calls), then one item per call (`function_call`, or the client tool's own item:
+ * call-items.ts), with the ids a stream of the same
  * answer would carry.
  */
 export function encodeResponsesBody(completion: ChatCompletion, context: ResponseContext): JsonObject {
@@ -26,8 +28,12 @@ export function encodeResponsesBody(completion: ChatCompletion, context: Respons
   const text = choice?.message.content ?? '';
   const calls = choice?.message.tool_calls ?? [];
   const output: OutputItem[] = [];
+  const reasoning = choice?.message.reasoning_content;
   if (completion.segments !== undefined) output.push(...segmentItems(completion.segments, context, outcome.status));
-  else if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
+  else {
+    if (reasoning) output.push(reasoningItem(reasoningItemId(context, 0), reasoning));
+    if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
+  }
   calls.forEach((call, n) => {
     output.push(
       callItem(context.tools?.get(call.function.name), {
@@ -57,6 +63,7 @@ function segmentItems(
   let message: OutputMessage | undefined;
   let length = 0;
   let messages = 0;
+  let reasonings = 0;
   for (const segment of segments) {
     switch (segment.type) {
       case 'text': {
@@ -90,6 +97,9 @@ function segmentItems(
         break;
       }
       case 'reasoning':
+        // Reasoning finishes the message before it, as in the stream.
+        message = undefined;
+        items.push(reasoningItem(reasoningItemId(context, reasonings++), segment.text));
         break;
       default:
         unknownSegment(segment);

@@ -16,6 +16,7 @@ import { renderChatError } from '../chat/errors.js';
 import { callItem } from './call-items.js';
 import type { ClientTool } from './client-tools.js';
 import { outcomeOf, type ResponseOutcome } from './outcome.js';
+import { reasoningItem, reasoningItemId } from './reasoning.js';
 import {
   callItemId,
   codePoints,
@@ -70,7 +71,15 @@ interface StreamSearch {
   status: OutputWebSearchCall['status'];
 }
 
-type StreamItem = StreamMessage | StreamCall | StreamSearch;
+/** A reasoning item: open from the model's first reasoning until anything else starts. */
+interface StreamReasoning {
+  kind: 'reasoning';
+  id: string;
+  outputIndex: number;
+  text: string;
+}
+
+type StreamItem = StreamMessage | StreamCall | StreamSearch | StreamReasoning;
 
 /**
  * Canonical chunks → the responses event stream (spec 6.3, docs/wire.md). Every event is `event: NAME` with
@@ -87,6 +96,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   readonly #items: StreamItem[] = [];
   /** The message item receiving text, if one is open. */
   #message: StreamMessage | undefined;
+  /** The reasoning item receiving reasoning, if one is open. */
+  #reasoning: StreamReasoning | undefined;
+  #reasoningCount = 0;
   /** Open function calls by the upstream's tool-call index. */
   readonly #calls = new Map<number, StreamCall>();
   /** Search items by canonical search id. */
@@ -140,8 +152,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   end(): string {
     const outcome = outcomeOf(this.#finish);
-    // A generated response always has an item (Codex stops with "no last agent message" without one).
-    let out = this.#items.length === 0 && !this.#warmUp ? this.#openMessage() : '';
+    let out = this.#reasoning !== undefined ? this.#closeReasoning(this.#reasoning) : '';
+    // A generated response always has an item besides reasoning (Codex stops with "no last agent message"
+    // without one); a warm-up has none.
+    if (!this.#warmUp && this.#items.every((item) => item.kind === 'reasoning')) out += this.#openMessage();
     for (const item of this.#items) {
       if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
       else if (item.kind === 'call') out += this.#closeCall(item, outcome.status);
@@ -188,6 +202,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       // The dialect has one output; `n` is never above 1 here.
       if (choice.index !== 0) continue;
       const { content, tool_calls: fragments } = choice.delta;
+      const reasoning = choice.delta.reasoning_content ?? choice.delta.reasoning;
+      if (reasoning) out += this.#reasoningText(reasoning);
       if (typeof content === 'string' && content !== '') out += this.#text(content);
       if (fragments) for (const fragment of fragments) out += this.#toolFragment(fragment);
       if (choice.finish_reason) this.#finish = choice.finish_reason;
@@ -196,7 +212,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #text(text: string): string {
-    let out = '';
+    let out = this.#reasoning !== undefined ? this.#closeReasoning(this.#reasoning) : '';
     if (this.#message === undefined) out += this.#openMessage();
     const message = this.#message!;
     message.text += text;
@@ -249,9 +265,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     );
   }
 
-  /** A search starts: the message before it is finished; its item is added, in progress, then searching. */
+  /** A search starts: the message or reasoning before it is finished; its item is added, in progress, then searching. */
   #searchCall(event: SearchCallEvent): string {
     let out = this.#message !== undefined ? this.#closeMessage(this.#message, 'completed') : '';
+    if (this.#reasoning !== undefined) out += this.#closeReasoning(this.#reasoning);
     const search: StreamSearch = {
       kind: 'web_search_call',
       id: searchItemId(event.id),
@@ -307,8 +324,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let out = '';
     let call = this.#calls.get(fragment.index);
     if (call === undefined) {
-      // Text before a call is a finished message: its item closes before the call's opens.
+      // Text or reasoning before a call is finished: its item closes before the call's opens.
       if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
+      if (this.#reasoning !== undefined) out += this.#closeReasoning(this.#reasoning);
       const n = this.#calls.size;
       const name = fragment.function?.name ?? '';
       call = {
@@ -367,6 +385,59 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     );
   }
 
+  /**
+   * Reasoning text: its item (and its one `reasoning_text` part) opens first, closing a message before it; the
+   * deltas are OpenAI's `response.reasoning_text.delta` in both profiles (the Open Responses schema's
+   * `response.reasoning.delta` is not among the events openai's `responses.stream()` accepts).
+   */
+  #reasoningText(text: string): string {
+    let out = '';
+    let reasoning = this.#reasoning;
+    if (reasoning === undefined) {
+      if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
+      reasoning = {
+        kind: 'reasoning',
+        id: reasoningItemId(this.#context, this.#reasoningCount++),
+        outputIndex: this.#items.length,
+        text: '',
+      };
+      this.#items.push(reasoning);
+      this.#reasoning = reasoning;
+      const item = { type: 'reasoning', id: reasoning.id, summary: [], content: [] };
+      out +=
+        this.#frame(
+          'response.output_item.added',
+          `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(item)}`,
+        ) +
+        this.#frame(
+          'response.content_part.added',
+          `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"part":{"type":"reasoning_text","text":""}`,
+        );
+    }
+    reasoning.text += text;
+    return (
+      out +
+      this.#frame(
+        'response.reasoning_text.delta',
+        `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"delta":${JSON.stringify(text)}`,
+      )
+    );
+  }
+
+  #closeReasoning(reasoning: StreamReasoning): string {
+    this.#reasoning = undefined;
+    const head = `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0`;
+    const text = JSON.stringify(reasoning.text);
+    return (
+      this.#frame('response.reasoning_text.done', `${head},"text":${text}`) +
+      this.#frame('response.content_part.done', `${head},"part":{"type":"reasoning_text","text":${text}}`) +
+      this.#frame(
+        'response.output_item.done',
+        `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(outputItem(reasoning))}`,
+      )
+    );
+  }
+
   #specEnd(type: string, outcome: ResponseOutcome): string {
     return `"object":"${type}","id":"${responseId(this.#context)}","status":"${outcome.status}","finish_reason":"${outcome.finishReason}",`;
   }
@@ -379,6 +450,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
 /** An item as it stands; `failed`: the stream broke off, so an unfinished item is `incomplete` (a search `failed`). */
 function outputItem(item: StreamItem, failed = false): OutputItem {
+  if (item.kind === 'reasoning') return reasoningItem(item.id, item.text);
   const cut = failed && (item.status === 'in_progress' || item.status === 'searching');
   if (item.kind === 'web_search_call') {
     const status = cut ? 'failed' : item.status;

@@ -219,7 +219,15 @@ export interface OutputLocalShellCall {
 /** A call the client runs: what a canonical tool call becomes (call-items.ts). */
 export type OutputCall = OutputFunctionCall | OutputCustomToolCall | OutputLocalShellCall;
 
-export type OutputItem = OutputMessage | OutputCall | OutputWebSearchCall;
+/** The model's reasoning (its text as one `reasoning_text` part; no summary is made). */
+export interface OutputReasoning {
+  type: 'reasoning';
+  id: string;
+  summary: [];
+  content: Array<{ type: 'reasoning_text'; text: string }>;
+}
+
+export type OutputItem = OutputMessage | OutputCall | OutputWebSearchCall | OutputReasoning;
 
 export interface ResponsesUsage {
   input_tokens: number;

@@ -9,6 +9,8 @@ import { Exchange } from '../exchange.js';
 import { nextRequestId } from '../request-id.js';
 import { logRequest } from '../request-log.js';
 import type { Route } from '../router.js';
+import { checkThinkingReplay } from '../thinking-replay.js';
+import type { ThinkingSigner } from '../thinking-signer.js';
 import { sendEventMessages, SocketReply } from './send-events.js';
 import { sseMessages as sseMessagesOf } from './sse-messages.js';
 
@@ -17,6 +19,8 @@ export interface SocketSessionOptions {
   log: Logger;
   /** A connection with no request under way and no message for this long is closed (1000). */
   idleTimeoutMs: number;
+  /** Checks the thinking blocks a request passes back, as on a POST. */
+  thinkingSigner: ThinkingSigner;
 }
 
 /**
@@ -126,13 +130,16 @@ export class SocketSession {
       rootLog: this.#options.log,
       signal: controller.signal,
       wire: this.#wire,
+      thinkingSigner: this.#options.thinkingSigner,
     });
     let failure: GatewayError | undefined;
     try {
       for (const hook of this.#options.chain.onRequest) await hook(exchange);
       const { body, generate } = this.#conversation.request(parseMessage(text));
       const { request, echo } = this.#dialect.decode(body);
+      checkThinkingReplay(request, this.#options.thinkingSigner);
       exchange.request = request;
+      exchange.logFields.model = request.model;
       const encoder = this.#dialect.streamEncoder(exchange, echo);
       if (generate) {
         const events = await this.#options.chain.generate(exchange);

@@ -12,6 +12,7 @@ import { printable } from '../printable.js';
 import { nextRequestId } from '../request-id.js';
 import { logRequest } from '../request-log.js';
 import type { Route, Router } from '../router.js';
+import type { ThinkingSigner } from '../thinking-signer.js';
 import { wireOf } from '../wire-header.js';
 import { SocketSession } from './socket-session.js';
 
@@ -24,6 +25,8 @@ export interface SocketModeOptions {
   /** The largest request message (server.body_limit_bytes): a larger one closes the connection (1009). */
   maxMessageBytes: number;
   idleTimeoutMs: number;
+  /** Signs the thinking blocks a response sends and checks the ones a request passes back (as on a POST). */
+  thinkingSigner: ThinkingSigner;
 }
 
 /** The open WebSockets of a server, to end them when it stops (an upgraded socket is no longer the HTTP server's to close). */
@@ -91,6 +94,7 @@ async function upgrade(
       rootLog: options.log,
       signal: controller.signal,
       wire,
+      thinkingSigner: options.thinkingSigner,
     });
     for (const hook of options.chain.onConnect) await hook(exchange);
     Object.assign(headers, exchange.responseHeaders);
@@ -109,6 +113,7 @@ async function upgrade(
       chain: options.chain,
       log: options.log,
       idleTimeoutMs: options.idleTimeoutMs,
+      thinkingSigner: options.thinkingSigner,
     });
     sessions.add(session);
     ws.once('close', () => sessions.delete(session));

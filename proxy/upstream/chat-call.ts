@@ -9,6 +9,7 @@ import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
 import { upstreamStatusError } from './upstream-errors.js';
 import { ChunkDecoder } from './chunk-decoder.js';
+import { ThinkingSeparator } from './thinking-separator.js';
 import { upstreamCompletion } from './upstream-completion.js';
 import { UsageCheck } from './usage-check.js';
 
@@ -54,8 +55,14 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     const usage = new UsageCheck(request, options.maxContextTokens, {
       warn: (fields, message) => exchange.log.warn(fields, message),
     });
+    const separator = new ThinkingSeparator();
     return request.stream === true
-      ? response.read(new ChunkDecoder(options.maxEventBytes, (chunk) => usage.see(chunk)))
+      ? response.read(
+          new ChunkDecoder(options.maxEventBytes, (chunk) => {
+            separator.see(chunk);
+            usage.see(chunk);
+          }),
+        )
       : streamOf(completionEvents(response, usage, options.maxBodyBytes));
   };
 }
@@ -64,13 +71,16 @@ const USAGE_ONLY = { include_usage: true } as const;
 const RUNNING_USAGE = { include_usage: true, continuous_usage_stats: true } as const;
 
 /**
- * The request as the upstream gets it: the allowed fields only, its own model name, and usage always
- * asked for on streams (metering needs it; the running usage where the dialect asked and the server has it).
+ * The request as the upstream gets it: the allowed fields only, its own model name, the client's thinking
+ * switch in the server's own field, and usage always asked for on streams (metering needs it; the running
+ * usage where the dialect asked and the server has it).
  */
 function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
   const body: Record<string, unknown> = { model: options.servedModel };
   const passed = options.fields.passed;
   for (const field of Object.keys(request)) if (passed.has(field)) body[field] = request[field];
+  const path = options.fields.thinkingPath;
+  if (request.enable_thinking !== undefined && path !== undefined) setPath(body, path, request.enable_thinking);
   if (request.stream === true) {
     body.stream_options =
       options.fields.continuousUsage && request.stream_options?.continuous_usage_stats === true
@@ -78,6 +88,21 @@ function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
         : USAGE_ONLY;
   }
   return JSON.stringify(body);
+}
+
+/** Sets a nested field, copying the objects on its way (a client's own `chat_template_kwargs` keeps its other keys). */
+function setPath(body: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let target = body;
+  path.forEach((key, index) => {
+    if (index === path.length - 1) {
+      target[key] = value;
+      return;
+    }
+    const inner = target[key];
+    const copy = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? { ...inner } : {};
+    target[key] = copy;
+    target = copy;
+  });
 }
 
 function forwardedHeaders(exchange: Exchange, names: string[]): Record<string, string> {

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatCompletionChoice, ChatToolCall } from '../canonical.js';
 import { GatewayError } from '../errors.js';
+import { contentAfterThinking } from './thinking-separator.js';
 
 /**
  * A non-streamed answer's body → the canonical completion: checked, and with only what a streamed
@@ -30,10 +31,22 @@ export function upstreamCompletion(text: string): ChatCompletion {
   };
 }
 
+/** vLLM before 0.11, SGLang and llama-server name the reasoning `reasoning_content`; current vLLM `reasoning`. */
+type UpstreamMessage = ChatCompletionChoice['message'] & { reasoning?: string | null };
+
 function canonicalChoice(choice: ChatCompletionChoice): ChatCompletionChoice {
-  const { content, reasoning_content: reasoning, tool_calls: calls } = choice.message;
+  const {
+    content,
+    reasoning_content: reasoningContent,
+    reasoning: named,
+    tool_calls: calls,
+  } = choice.message as UpstreamMessage;
+  const reasoning = reasoningContent || named;
   const message: ChatCompletionChoice['message'] = { role: 'assistant', content: content || null };
-  if (reasoning) message.reasoning_content = reasoning;
+  if (reasoning) {
+    message.reasoning_content = reasoning;
+    message.content = contentAfterThinking(message);
+  }
   if (calls && calls.length > 0) message.tool_calls = calls.map(canonicalCall);
   const canonical: ChatCompletionChoice = { index: choice.index, message, finish_reason: choice.finish_reason || null };
   if (choice.stop_reason !== undefined && choice.stop_reason !== null) canonical.stop_reason = choice.stop_reason;

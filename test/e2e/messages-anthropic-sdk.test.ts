@@ -171,7 +171,8 @@ t.test("tool_choice as the spec's strings and as objects", async (t) => {
   t.equal(((await raw.json()) as { stop_reason: string }).stop_reason, 'tool_use', "the spec's string 'required'");
 });
 
-t.test('replayed thinking blocks and tool_result with is_error are accepted', async (t) => {
+t.test('replayed unsigned thinking blocks and tool_result with is_error are accepted', async (t) => {
+  // A signature must be this gateway's (messages-thinking.test.ts); an unsigned block is accepted and kept out of the prompt.
   const message = await client().messages.create({
     model: MODEL,
     max_tokens: 20,
@@ -181,7 +182,7 @@ t.test('replayed thinking blocks and tool_result with is_error are accepted', as
       {
         role: 'assistant',
         content: [
-          { type: 'thinking', thinking: 'I should call the tool.', signature: 'sig' },
+          { type: 'thinking', thinking: 'I should call the tool.', signature: '' },
           { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Rome' } },
         ],
       },

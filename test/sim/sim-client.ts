@@ -56,6 +56,8 @@ export interface Chunk {
     delta: {
       role?: string;
       content?: string;
+      reasoning_content?: string;
+      reasoning?: string;
       tool_calls?: Array<{
         id?: string;
         type?: string;
@@ -100,7 +102,8 @@ export interface Completion {
       role: string;
       content: string | null;
       tool_calls: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
-      reasoning_content: null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
     };
     logprobs: null;
     finish_reason: string;

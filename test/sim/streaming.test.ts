@@ -120,9 +120,17 @@ t.test(
       finishReason: 'stop',
       stopReason: null,
       content: 'acd',
+      reasoning: null,
       toolCalls: [],
     };
-    const meta: ResponseMeta = { id: 'chatcmpl-0', created: 0, model: MODEL, promptTokens: 5, cachedTokens: 0 };
+    const meta: ResponseMeta = {
+      id: 'chatcmpl-0',
+      created: 0,
+      model: MODEL,
+      promptTokens: 5,
+      cachedTokens: 0,
+      reasoningField: 'reasoning_content',
+    };
     const chunks = streamChunks(gen, meta, { includeUsage: true, continuousUsage: false, ttftMs: 120, itlMs: 40 });
     t.same(
       chunks.map((chunk) => [

@@ -115,7 +115,29 @@ t.test('a tool_result marked is_error says so to the model', async (t) => {
   t.same(request.messages[0], { role: 'tool', tool_call_id: 't', content: 'Error: boom' });
 });
 
-t.test('replayed thinking and redacted_thinking blocks are accepted and kept out of the prompt', async (t) => {
+t.test(
+  "a signed thinking block goes back as its turn's reasoning_content, listed for the core to verify",
+  async (t) => {
+    const request = decode({
+      ...base,
+      messages: [
+        { role: 'user', content: 'q' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: 's' },
+            { type: 'text', text: 'a' },
+          ],
+        },
+        { role: 'user', content: 'q2' },
+      ],
+    });
+    t.same(request.messages[1], { role: 'assistant', content: 'a', reasoning_content: 'hmm' });
+    t.same(request.thinking_replay, [{ param: 'messages[1].content[0]', thinking: 'hmm', signature: 's' }]);
+  },
+);
+
+t.test('unsigned thinking and redacted_thinking blocks are accepted and kept out of the prompt', async (t) => {
   const request = decode({
     ...base,
     messages: [
@@ -123,7 +145,8 @@ t.test('replayed thinking and redacted_thinking blocks are accepted and kept out
       {
         role: 'assistant',
         content: [
-          { type: 'thinking', thinking: 'hmm', signature: 's' },
+          { type: 'thinking', thinking: 'hmm', signature: '' },
+          { type: 'thinking', thinking: 'more' },
           { type: 'redacted_thinking', data: 'x' },
           { type: 'text', text: 'a' },
         ],
@@ -132,6 +155,7 @@ t.test('replayed thinking and redacted_thinking blocks are accepted and kept out
     ],
   });
   t.same(request.messages[1], { role: 'assistant', content: 'a' });
+  t.equal(request.thinking_replay, undefined);
 });
 
 t.test('image and document blocks are refused with 400 naming the block, never dropped', async (t) => {
@@ -211,7 +235,7 @@ t.test("tool_choice maps the spec's strings and the object forms", async (t) => 
 });
 
 t.test(
-  'stop_sequences, temperature, top_p and top_k are forwarded; other client fields are accepted and ignored',
+  'stop_sequences, temperature, top_p and top_k are forwarded, thinking is the switch; other client fields are accepted and ignored',
   async (t) => {
     const request = decode({
       ...base,
@@ -232,6 +256,7 @@ t.test(
       top_p: 0.9,
       top_k: 20,
       stop: ['END'],
+      enable_thinking: true,
     });
   },
 );

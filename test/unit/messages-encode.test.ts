@@ -40,11 +40,14 @@ interface Event {
   data: Record<string, unknown> & { type: string };
 }
 
+/** A stand-in for the gateway's thinking signer: shows what text was signed. */
+const sign = (thinking: string): string => `sig(${thinking})`;
+
 /** Anthropic's per-TTL cache writes, none. */
 const NO_WRITES = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
 
 function encode(events: CanonicalEvent[], stopSequences: string[] = []): Event[] {
-  const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences });
+  const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences, sign });
   const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
   return text
     .split('\n\n')
@@ -155,7 +158,7 @@ t.test('text streams as one text block with text_delta, then end_turn', async (t
   });
 });
 
-t.test('reasoning becomes a thinking block before the text block', async (t) => {
+t.test('reasoning becomes a thinking block, closed by the signature of its text, before the text block', async (t) => {
   const events = encode([
     chunk({ reasoning_content: 'Let me think' }),
     chunk({ reasoning: ' more' }),
@@ -172,6 +175,7 @@ t.test('reasoning becomes a thinking block before the text block', async (t) => 
     [
       { type: 'thinking_delta', thinking: 'Let me think' },
       { type: 'thinking_delta', thinking: ' more' },
+      { type: 'signature_delta', signature: 'sig(Let me think more)' },
       { type: 'text_delta', text: 'Answer' },
     ],
   );
@@ -256,7 +260,7 @@ t.test('an empty upstream answer still yields a well-formed message', async (t) 
 });
 
 t.test('an error after the first byte is an error event; a ping is a ping event', async (t) => {
-  const encoder = new MessagesStreamEncoder({ id: 'm', modelId: 'x', stopSequences: [] });
+  const encoder = new MessagesStreamEncoder({ id: 'm', modelId: 'x', stopSequences: [], sign });
   t.equal(
     encoder.error(new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'busy')),
     'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"busy"}}\n\n',
@@ -280,13 +284,13 @@ t.test(
       }),
     ])
       accumulator.add(event.chunk);
-    t.same(encodeMessagesBody(accumulator.result(), 'msg_1', 'qwen3-8b', []), {
+    t.same(encodeMessagesBody(accumulator.result(), 'msg_1', 'qwen3-8b', [], sign), {
       id: 'msg_1',
       type: 'message',
       role: 'assistant',
       model: 'qwen3-8b',
       content: [
-        { type: 'thinking', thinking: 'hm', signature: '' },
+        { type: 'thinking', thinking: 'hm', signature: 'sig(hm)' },
         { type: 'text', text: 'Sure.' },
         { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Oslo' } },
       ],
@@ -322,7 +326,7 @@ t.test('cache reads and the gateway-side cache writes are reported apart from in
   };
   const accumulator = new CompletionAccumulator();
   accumulator.add(usageChunk(usage).chunk);
-  t.same(encodeMessagesBody(accumulator.result(), 'msg_1', 'qwen3-8b', []).usage, expected, 'body');
+  t.same(encodeMessagesBody(accumulator.result(), 'msg_1', 'qwen3-8b', [], sign).usage, expected, 'body');
   const events = encode([chunk({ content: 'Hi' }, { finish_reason: 'stop' }, usage)]);
   t.same((events[0]!.data.message as { usage: unknown }).usage, { ...expected, output_tokens: 0 }, 'message_start');
   t.same(events.at(-2)!.data.usage, expected, 'message_delta');

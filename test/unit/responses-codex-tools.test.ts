@@ -8,6 +8,7 @@ import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { ThinkingSigner } from '../../proxy/thinking-signer.js';
 import { chunk, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
@@ -74,7 +75,8 @@ function callStream(name: string, args: string): ChunkEvent[] {
   ];
 }
 
-const encodeContext = (wire: WireProfile) => ({ id: 'gw1', created: 100, wire });
+const SIGNER = new ThinkingSigner(Buffer.alloc(32, 1));
+const encodeContext = (wire: WireProfile) => ({ id: 'gw1', created: 100, wire, thinkingSigner: SIGNER });
 
 function streamed(events: ChunkEvent[], wire: WireProfile, body: Record<string, unknown> = { tools: TOOLS }) {
   const echo = decode(body).echo;

@@ -142,7 +142,7 @@ t.test('presence_penalty and frequency_penalty pass to the upstream', async (t) 
   t.equal(request.frequency_penalty, -1);
 });
 
-t.test('fields real clients send are accepted and ignored', async (t) => {
+t.test('fields real clients send are accepted and ignored; reasoning.effort is the thinking switch', async (t) => {
   const request = decodeResponses(
     {
       model: MODEL,
@@ -160,7 +160,7 @@ t.test('fields real clients send are accepted and ignored', async (t) => {
     },
     off,
   );
-  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
+  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }], enable_thinking: true });
 });
 
 t.test('text.format json_schema becomes the upstream response_format', async (t) => {

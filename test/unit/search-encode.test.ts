@@ -96,9 +96,14 @@ function snapshot(stream: Frame[]): Data {
 t.test(
   'message dialect: server_tool_use and web_search_tool_result blocks, text split after each citation, the count in usage',
   async (t) => {
-    const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences: [] });
+    const encoder = new MessagesStreamEncoder({
+      id: 'msg_1',
+      modelId: 'qwen3-8b',
+      stopSequences: [],
+      sign: () => 'sig',
+    });
     const stream = frames(encoder.start() + searched.map((event) => encoder.event(event)).join('') + encoder.end());
-    const body = encodeMessagesBody(accumulate(searched), 'msg_1', 'qwen3-8b', []) as Data;
+    const body = encodeMessagesBody(accumulate(searched), 'msg_1', 'qwen3-8b', [], () => 'sig') as Data;
     t.same(body.content, [
       { type: 'server_tool_use', id: 'srvtoolu_x_1', name: 'web_search', input: { query: 'lisbon weather' } },
       {
@@ -136,13 +141,13 @@ t.test('message dialect: an errored search is a web_search_tool_result_error', a
     { type: 'search_result', id: 'x_1', results: [], error_code: 'max_uses_exceeded' },
     chunk({ content: 'Nothing.' }, { finish_reason: 'stop' }),
   ];
-  const body = encodeMessagesBody(accumulate(events), 'msg_1', 'qwen3-8b', []) as Data;
+  const body = encodeMessagesBody(accumulate(events), 'msg_1', 'qwen3-8b', [], () => 'sig') as Data;
   t.same(body.content[1], {
     type: 'web_search_tool_result',
     tool_use_id: 'srvtoolu_x_1',
     content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
   });
-  const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences: [] });
+  const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences: [], sign: () => 'sig' });
   t.same(
     snapshot(frames(encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end())).content,
     body.content,

@@ -97,3 +97,18 @@ t.test("a body that is not a completion is the upstream's fault (502), whatever 
     message: /without a message/,
   });
 });
+
+t.test("current vLLM's `reasoning` (which replaced reasoning_content) is the completion's reasoning", async (t) => {
+  const completion = upstreamCompletion(
+    JSON.stringify({
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'Hi', reasoning: '\nhmm\n' }, finish_reason: 'stop' },
+      ],
+    }),
+  );
+  t.same(completion.choices[0]?.message, { role: 'assistant', content: 'Hi', reasoning_content: '\nhmm\n' });
+});

@@ -1,7 +1,9 @@
 // The responses dialect against the Open Responses schema (test/fixtures/open-responses/openapi.json,
 // 2026-04-24): in profile `openai` every body and every streamed event is valid, for a text answer, an answer cut
-// by max_output_tokens, function tool calls, web search, and a stream the upstream breaks; in profile `spec` the
-// body is valid too (its text delta, `delta: {output_text}`, is the spec's and the one known conflict).
+// by max_output_tokens, function tool calls, web search, reasoning (the sim playing vLLM's Qwen3 reasoning parser)
+// before a message or a call, Codex's tool items, and a stream the upstream breaks; in profile `spec` the body is
+// valid too (its text delta, `delta: {output_text}`, is the spec's and the one known conflict). Where the
+// Responses API has what the schema lacks, the helper's labelled extensions give OpenAI's shapes.
 import t, { type Test } from 'tap';
 import { parseSse } from '../helpers/metered-answers.js';
 import { openResponsesValidator, type OpenResponsesValidator } from '../helpers/open-responses-schema.js';
@@ -19,8 +21,12 @@ type Json = Record<string, unknown>;
 
 const schema = openResponsesValidator();
 const withWebSearch = openResponsesValidator({ webSearch: true });
+const withReasoning = openResponsesValidator({ reasoningText: true });
+const withCodexTools = openResponsesValidator({ reasoningText: true, codexTools: true });
 
 let stack: Stack;
+/** A second gateway, in front of a sim that thinks first (vLLM's `--reasoning-parser qwen3`). */
+let thinking: Stack;
 t.before(async () => {
   stack = await startStack({
     yaml: [
@@ -34,25 +40,37 @@ t.before(async () => {
       '    options: { provider: local }',
     ].join('\n'),
   });
+  thinking = await startStack({
+    sim: { reasoningParser: true },
+    yaml: 'dialects:\n  responses:\n    function_tools: true\n',
+  });
 });
-t.teardown(() => stack.close());
+t.teardown(async () => {
+  await stack.close();
+  await thinking.close();
+});
 
-async function post(body: Json, wire: 'spec' | 'openai', headers: Record<string, string> = {}): Promise<Response> {
-  const response = await fetch(`${stack.baseURL}/responses`, {
+interface Target {
+  stack?: Stack;
+  headers?: Record<string, string>;
+}
+
+async function post(body: Json, wire: 'spec' | 'openai', target: Target = {}): Promise<Response> {
+  const response = await fetch(`${(target.stack ?? stack).baseURL}/responses`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gateway-wire': wire, ...headers },
+    headers: { 'content-type': 'application/json', 'x-gateway-wire': wire, ...target.headers },
     body: JSON.stringify({ model: MODEL, ...body }),
   });
   t.equal(response.status, 200, 'answered 200');
   return response;
 }
 
-async function body(request: Json, wire: 'spec' | 'openai'): Promise<Json> {
-  return (await (await post(request, wire)).json()) as Json;
+async function body(request: Json, wire: 'spec' | 'openai', target: Target = {}): Promise<Json> {
+  return (await (await post(request, wire, target)).json()) as Json;
 }
 
-async function events(request: Json, headers: Record<string, string> = {}): Promise<Json[]> {
-  const text = await (await post({ ...request, stream: true }, 'openai', headers)).text();
+async function events(request: Json, target: Target = {}): Promise<Json[]> {
+  const text = await (await post({ ...request, stream: true }, 'openai', target)).text();
   return parseSse(text).map((frame) => JSON.parse(frame.data) as Json);
 }
 
@@ -144,8 +162,109 @@ t.test(
   },
 );
 
+/** The types of the events, in order, without the deltas' repeats. */
+function eventTypes(all: Json[]): string[] {
+  return all.map((event) => String(event.type)).filter((type, index, types) => type !== types[index - 1]);
+}
+
+t.test(
+  "[openai] reasoning, then a message: the reasoning item and every event valid, the reasoning text events against the schema's reasoning delta and done",
+  async (t) => {
+    const request = { input: 'think: Let me greet.\necho: Hello!' };
+    const response = await body(request, 'openai', { stack: thinking });
+    checkBody(t, withReasoning, response);
+    t.match(response.output, [
+      { type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: '\nLet me greet.\n' }] },
+      { type: 'message' },
+    ]);
+    checkBody(t, withReasoning, await body(request, 'spec', { stack: thinking }));
+    const all = await events(request, { stack: thinking });
+    checkEvents(t, withReasoning, all);
+    checkItemIds(t, all);
+    t.same(eventTypes(all).slice(0, 7), [
+      'response.created',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.reasoning_text.delta',
+      'response.reasoning_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+    ]);
+    t.equal(all.find((event) => event.type === 'response.reasoning_text.done')!.text, '\nLet me greet.\n');
+  },
+);
+
+t.test('[openai] reasoning, then a function call: the body and every event valid', async (t) => {
+  const request = { input: 'think: Weather first.\nUse get_weather city=Paris', tools: [WEATHER] };
+  const response = await body(request, 'openai', { stack: thinking });
+  checkBody(t, withReasoning, response);
+  t.same(
+    (response.output as Json[]).map((item) => item.type),
+    ['reasoning', 'function_call'],
+  );
+  const all = await events(request, { stack: thinking });
+  checkEvents(t, withReasoning, all);
+  checkItemIds(t, all);
+  t.ok(
+    all.some((event) => event.type === 'response.function_call_arguments.done'),
+    'the arguments are done in an event of their own',
+  );
+});
+
+/** Codex's tool types, as Codex 0.169 sends them with its default features (and the local shell of older ones). */
+const CODEX_TOOLS = [
+  {
+    type: 'namespace',
+    name: 'multi_agent_v1',
+    description: 'Tools for spawning and managing sub-agents.',
+    tools: [{ ...WEATHER, name: 'close_agent', strict: false }],
+  },
+  {
+    type: 'custom',
+    name: 'apply_patch',
+    description: 'Edit files.',
+    format: { type: 'grammar', syntax: 'lark', definition: 'start: "*** Begin Patch" /.+/' },
+  },
+  { type: 'local_shell' },
+];
+
+t.test(
+  "[openai] Codex's tool items: a namespace's function_call valid as the schema's, custom_tool_call and local_shell_call in OpenAI's shapes",
+  async (t) => {
+    const request = {
+      input: 'think: Three tools.\nUse multi_agent_v1__close_agent city=Oslo, apply_patch and local_shell',
+      tools: CODEX_TOOLS,
+    };
+    const response = await body(request, 'openai', { stack: thinking });
+    t.match(response.output, [
+      { type: 'reasoning' },
+      { type: 'function_call', name: 'close_agent', namespace: 'multi_agent_v1' },
+      { type: 'custom_tool_call', name: 'apply_patch' },
+      { type: 'local_shell_call', action: { type: 'exec' } },
+    ]);
+    checkBody(t, withCodexTools, response);
+    const all = await events(request, { stack: thinking });
+    checkEvents(t, withCodexTools, all);
+    const namespaced = all.filter(
+      (event) =>
+        (event.item as Json | undefined)?.type === 'function_call' ||
+        String(event.type).startsWith('response.function_call_arguments.'),
+    );
+    t.same(
+      namespaced.flatMap((event) => withReasoning.event(event)),
+      [],
+      `the namespace's function_call and its ${namespaced.length} events are valid without the Codex extension`,
+    );
+    checkItemIds(t, all);
+    t.ok(
+      all.some((event) => event.type === 'response.custom_tool_call_input.done'),
+      "the custom tool's input is done in an event of its own",
+    );
+  },
+);
+
 t.test('[openai] a stream the upstream breaks: the error event and response.failed are valid', async (t) => {
-  const all = await events({ input: 'Say hello.' }, { 'x-sim-fault': 'cut:3' });
+  const all = await events({ input: 'Say hello.' }, { headers: { 'x-sim-fault': 'cut:3' } });
   checkEvents(t, schema, all);
   t.same(
     all.slice(-2).map((event) => event.type),

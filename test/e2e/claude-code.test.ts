@@ -1,7 +1,8 @@
 // The real Claude Code CLI (2.1.330, node_modules/.bin/claude) headless against the gateway and the sim
 // (#14), with the environment the README documents: a plain prompt, a Bash tool round trip, WebSearch
 // through the gateway's server-side search, a sub-agent asking for the haiku model, gateway model
-// discovery, and /context. A recording proxy between the two keeps what they said to each other.
+// discovery, /context, and thinking on through a Bash tool round trip (a sim with its reasoning
+// parser). A recording proxy between the two keeps what they said to each other.
 // The prompts drive the sim's rules (sim/README.md): `echo:` answers, `Tool prop=value` tool calls.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -193,3 +194,97 @@ t.test("/context: every count_tokens call is answered, and the figures are the g
   const shown = Number(/\| System prompt \| ([\d.]+)k \|/.exec(report)?.[1]) * 1000;
   t.ok(Math.abs(shown - counted) <= 50, `System prompt ${shown} is the sections' ${counted}`);
 });
+
+/** One event of a streamed /v1/messages answer, as far as these tests read it. */
+interface StreamedEvent {
+  type: string;
+  content_block?: { type: string };
+  delta?: Record<string, string>;
+}
+
+/** The events of a streamed answer, in order. */
+const streamedEvents = (response: string): StreamedEvent[] =>
+  response
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as StreamedEvent);
+
+t.test(
+  'thinking on through a Bash tool round trip: the signed thinking block is replayed and reaches the model',
+  async (t) => {
+    // Qwen3 behind vLLM's reasoning parser. The stack runs without the auth plugin: any key passes.
+    const thinking = await startStack({
+      sim: { reasoningParser: true },
+      yaml: `model:\n  max_context_tokens: ${CONTEXT}`,
+    });
+    const recording = await startRecordingProxy(thinking.gateway.url);
+    const thinker = startClaudeCode({
+      baseUrl: recording.url,
+      apiKey: 'sk-any',
+      model: MODEL,
+      contextTokens: CONTEXT,
+      maxOutputTokens: 8000,
+    });
+    t.teardown(async () => {
+      thinker.close();
+      await recording.close();
+      await thinking.close();
+    });
+    const run = await thinker.run(
+      'think: The user wants a file.\nBash command="touch thought.txt && echo made" timeout=60000 description="Make a file" run_in_background=false dangerouslyDisableSandbox=false',
+      { args: ['--allowedTools', 'Bash'] },
+    );
+    succeeded(t, run);
+    t.ok(existsSync(join(run.dir, 'thought.txt')), 'the Bash command ran');
+    t.equal(run.json?.result, 'Tool results: made', 'the answer holds the tool result');
+    const exchanges = recording.exchanges();
+    t.same(
+      exchanges.filter((exchange) => exchange.status >= 400).map((exchange) => [exchange.path, exchange.response]),
+      [],
+      'no request refused',
+    );
+
+    const [first, followUp] = messageCalls(exchanges);
+    // Claude Code 2.1.330 asks for thinking on its own, for a model it does not know too.
+    t.match(first?.body, { thinking: { type: 'adaptive' } }, 'Claude Code asked for thinking');
+    const events = streamedEvents(first?.response ?? '');
+    t.same(
+      events
+        .filter((event) => event.type === 'content_block_start' || event.type === 'content_block_delta')
+        .map((event) => event.content_block?.type ?? event.delta?.type)
+        .filter((type, at, all) => type !== all[at - 1]),
+      ['thinking', 'thinking_delta', 'signature_delta', 'tool_use', 'input_json_delta'],
+      'a thinking block of thinking_deltas closed by a signature_delta, before the tool_use',
+    );
+    const text = events
+      .filter((event) => event.delta?.type === 'thinking_delta')
+      .map((event) => event.delta!.thinking)
+      .join('');
+    const signature = events.find((event) => event.delta?.type === 'signature_delta')?.delta?.signature;
+    t.equal(text, '\nThe user wants a file.\n', "the thinking is the prompt's think: line");
+    t.match(signature, /^v1\./, 'signed');
+
+    t.equal(followUp?.status, 200, 'the follow-up with the tool result was accepted');
+    const replayed = (followUp?.body as { messages: Array<{ role: string; content: unknown }> }).messages.find(
+      (message) => message.role === 'assistant',
+    );
+    t.match(
+      replayed?.content,
+      [
+        { type: 'thinking', thinking: text, signature },
+        { type: 'tool_use', name: 'Bash' },
+      ],
+      'Claude Code replayed the thinking block with its signature',
+    );
+    const upstream = thinking.sim
+      .requests()
+      .filter((request) => request.path === '/v1/chat/completions')
+      .map((request) => request.body as { chat_template_kwargs?: unknown; messages: Array<{ role: string }> });
+    t.match(upstream[0], { chat_template_kwargs: { enable_thinking: true } }, 'the upstream was told to think');
+    t.match(
+      upstream[1]?.messages.find((message) => message.role === 'assistant'),
+      { reasoning_content: text, tool_calls: [{ function: { name: 'Bash' } }] },
+      "the replayed thinking reached the model as the assistant turn's reasoning_content",
+    );
+  },
+);

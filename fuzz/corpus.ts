@@ -93,7 +93,8 @@ const messages: Record<string, unknown>[] = [
       {
         role: 'assistant',
         content: [
-          { type: 'thinking', thinking: 'Short answer.', signature: 'sig' },
+          // Unsigned: a signature is the gateway's own (its secret), and a made-up one is a 400.
+          { type: 'thinking', thinking: 'Short answer.', signature: '' },
           { type: 'text', text: 'A door.' },
         ],
       },

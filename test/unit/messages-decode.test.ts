@@ -1,50 +1,40 @@
 import t from 'tap';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { refusal } from '../helpers/rejection.js';
 
 const MODEL = 'qwen3-8b';
 const decoders = createMessagesDecoders(MODEL, 8000);
 const decode = (body: unknown): ChatRequest => decoders.decode(body).request;
 const base = { model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] };
 
-function rejection(action: () => unknown): GatewayError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}
-
 t.test('max_tokens is required (spec rule 1) and an integer within 1..8000', async (t) => {
-  const missing = rejection(() => decode({ model: MODEL, messages: base.messages }));
+  const missing = refusal(() => decode({ model: MODEL, messages: base.messages }));
   t.equal(missing.status, 400);
   t.equal(missing.kind, 'invalid_request');
   t.equal(missing.param, 'max_tokens');
-  t.equal(rejection(() => decode({ ...base, max_tokens: 0 })).param, 'max_tokens');
-  t.equal(rejection(() => decode({ ...base, max_tokens: 8001 })).param, 'max_tokens');
-  t.equal(rejection(() => decode({ ...base, max_tokens: 1.5 })).param, 'max_tokens');
+  t.equal(refusal(() => decode({ ...base, max_tokens: 0 })).param, 'max_tokens');
+  t.equal(refusal(() => decode({ ...base, max_tokens: 8001 })).param, 'max_tokens');
+  t.equal(refusal(() => decode({ ...base, max_tokens: 1.5 })).param, 'max_tokens');
   t.equal(createMessagesDecoders(MODEL, 100).decode({ ...base, max_tokens: 100 }).request.max_tokens, 100);
   t.equal(
-    rejection(() => createMessagesDecoders(MODEL, 100).decode({ ...base, max_tokens: 101 })).param,
+    refusal(() => createMessagesDecoders(MODEL, 100).decode({ ...base, max_tokens: 101 })).param,
     'max_tokens',
     'the limit comes from the config',
   );
 });
 
 t.test('the model must be the served id: 404 not found', async (t) => {
-  const error = rejection(() => decode({ ...base, model: 'claude-3' }));
+  const error = refusal(() => decode({ ...base, model: 'claude-3' }));
   t.equal(error.status, 404);
   t.equal(error.param, 'model');
 });
 
 t.test('roles and content shapes are checked', async (t) => {
-  t.equal(rejection(() => decode({ ...base, messages: [{ role: 'tool', content: 'x' }] })).param, 'messages[0].role');
-  t.equal(rejection(() => decode({ ...base, messages: [{ role: 'user' }] })).param, 'messages[0].content');
+  t.equal(refusal(() => decode({ ...base, messages: [{ role: 'tool', content: 'x' }] })).param, 'messages[0].role');
+  t.equal(refusal(() => decode({ ...base, messages: [{ role: 'user' }] })).param, 'messages[0].content');
   t.equal(
-    rejection(() => decode({ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] })).param,
+    refusal(() => decode({ ...base, messages: [{ role: 'user', content: [{ type: 'text' }] }] })).param,
     'messages[0].content[0].text',
   );
 });
@@ -159,7 +149,7 @@ t.test('unsigned thinking and redacted_thinking blocks are accepted and kept out
 });
 
 t.test('image and document blocks are refused with 400 naming the block, never dropped', async (t) => {
-  const error = rejection(() =>
+  const error = refusal(() =>
     decode({
       ...base,
       messages: [
@@ -171,7 +161,7 @@ t.test('image and document blocks are refused with 400 naming the block, never d
   t.equal(error.param, 'messages[0].content[0].type');
   t.match(error.message, /reads text only/);
   t.equal(
-    rejection(() =>
+    refusal(() =>
       decode({
         ...base,
         messages: [
@@ -211,7 +201,7 @@ t.test(
       },
     });
     for (const type of ['web_fetch_20250910', 'code_execution_20250522', 'bash_20250124']) {
-      const error = rejection(() => decode({ ...base, tools: [{ type, name: 'x' }] }));
+      const error = refusal(() => decode({ ...base, tools: [{ type, name: 'x' }] }));
       t.equal(error.status, 400, type);
       t.equal(error.param, 'tools[0].type');
     }
@@ -231,7 +221,7 @@ t.test("tool_choice maps the spec's strings and the object forms", async (t) => 
     decode({ ...base, tools, tool_choice: { type: 'auto', disable_parallel_tool_use: true } }).parallel_tool_calls,
     false,
   );
-  t.equal(rejection(() => choice({ type: 'tool', name: 'nope' })).param, 'tool_choice');
+  t.equal(refusal(() => choice({ type: 'tool', name: 'nope' })).param, 'tool_choice');
 });
 
 t.test(
@@ -266,16 +256,16 @@ t.test('a streamed request asks the upstream for running usage (message_start re
 });
 
 t.test('count_tokens: messages is required, with "Missing required field" (spec rule 8)', async (t) => {
-  const error = rejection(() => decoders.decodeCount({ model: MODEL }));
+  const error = refusal(() => decoders.decodeCount({ model: MODEL }));
   t.equal(error.status, 400);
   t.match(error.message, /Missing required field/);
   t.equal(error.param, 'messages');
 });
 
 t.test('count_tokens: max_tokens and stream are refused, and max_tokens is not required', async (t) => {
-  t.equal(rejection(() => decoders.decodeCount({ ...base })).param, 'max_tokens');
+  t.equal(refusal(() => decoders.decodeCount({ ...base })).param, 'max_tokens');
   t.equal(
-    rejection(() => decoders.decodeCount({ model: MODEL, messages: base.messages, stream: false })).param,
+    refusal(() => decoders.decodeCount({ model: MODEL, messages: base.messages, stream: false })).param,
     'stream',
   );
   const request = decoders.decodeCount({
@@ -308,15 +298,15 @@ t.test('the search tool: max_uses, domains (not both), user_location, its name; 
     user_location: { type: 'approximate', city: 'Lisbon', country: 'PT' },
     unavailable: { param: 'tools[1].type' },
   });
-  t.equal(rejection(() => decode({ ...base, tools: [{ ...tool, max_uses: 0 }] })).param, 'tools[0].max_uses');
+  t.equal(refusal(() => decode({ ...base, tools: [{ ...tool, max_uses: 0 }] })).param, 'tools[0].max_uses');
   t.equal(
-    rejection(() => decode({ ...base, tools: [{ ...tool, allowed_domains: ['a'], blocked_domains: ['b'] }] })).param,
+    refusal(() => decode({ ...base, tools: [{ ...tool, allowed_domains: ['a'], blocked_domains: ['b'] }] })).param,
     'tools[0].blocked_domains',
   );
-  t.equal(rejection(() => decode({ ...base, tools: [{ ...tool, name: 'search' }] })).param, 'tools[0].name');
-  t.equal(rejection(() => decode({ ...base, tools: [tool, tool] })).param, 'tools[1].type');
+  t.equal(refusal(() => decode({ ...base, tools: [{ ...tool, name: 'search' }] })).param, 'tools[0].name');
+  t.equal(refusal(() => decode({ ...base, tools: [tool, tool] })).param, 'tools[1].type');
   t.equal(
-    rejection(() => decode({ ...base, tools: [tool, { name: 'web_search', input_schema: { type: 'object' } }] })).param,
+    refusal(() => decode({ ...base, tools: [tool, { name: 'web_search', input_schema: { type: 'object' } }] })).param,
     'tools[1].name',
   );
   t.same(decode({ ...base, tools: [tool], tool_choice: { type: 'tool', name: 'web_search' } }).tool_choice, {
@@ -382,7 +372,7 @@ t.test(
     t.same(request.web_search_replay, [
       { tool_call_id: 'srvtoolu_1', param: 'messages[1].content[2]', content: result.content },
     ]);
-    const fetch = rejection(() =>
+    const fetch = refusal(() =>
       decode({
         ...base,
         messages: [
@@ -391,12 +381,12 @@ t.test(
       }),
     );
     t.equal(fetch.param, 'messages[0].content[0].name');
-    const orphan = rejection(() =>
+    const orphan = refusal(() =>
       decode({ ...base, messages: [{ role: 'assistant', content: [{ ...result, tool_use_id: 'other' }] }] }),
     );
     t.equal(orphan.param, 'messages[0].content[0].tool_use_id');
     t.equal(
-      rejection(() => decode({ ...base, messages: [{ role: 'user', content: [result] }] })).param,
+      refusal(() => decode({ ...base, messages: [{ role: 'user', content: [result] }] })).param,
       'messages[0].content[0].type',
       'not in a user turn',
     );

@@ -4,7 +4,7 @@
 // model itself may call the search, and a 400 names the field otherwise.
 import t from 'tap';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { refusal } from '../helpers/rejection.js';
 
 const MODEL = 'qwen3-8b';
 const decoders = createMessagesDecoders(MODEL, 8000);
@@ -14,15 +14,6 @@ const withTool = (tool: Record<string, unknown>) => ({
   messages: [{ role: 'user', content: 'search: lisbon weather' }],
   tools: [{ name: 'web_search', ...tool }],
 });
-function rejection(action: () => unknown): GatewayError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}
 const searchOf = (tool: Record<string, unknown>) => decoders.decode(withTool(tool)).request.web_search;
 const COMMON = {
   max_uses: 3,
@@ -51,14 +42,14 @@ t.test("allowed_callers that include 'direct' are honoured, and an empty list is
 t.test(
   "allowed_callers without 'direct' (dynamic filtering through code execution only) is a 400 naming it",
   async (t) => {
-    const error = rejection(() =>
+    const error = refusal(() =>
       decoders.decode(withTool({ type: 'web_search_20260209', allowed_callers: ['code_execution_20250825'] })),
     );
     t.equal(error.status, 400);
     t.equal(error.param, 'tools[0].allowed_callers');
     t.match(error.message, /include 'direct'/);
     t.equal(
-      rejection(() => decoders.decode(withTool({ type: 'web_search_20260209', allowed_callers: 'direct' }))).param,
+      refusal(() => decoders.decode(withTool({ type: 'web_search_20260209', allowed_callers: 'direct' }))).param,
       'tools[0].allowed_callers',
     );
   },
@@ -68,7 +59,7 @@ t.test("response_inclusion 'full' and 'excluded' are honoured; any other value i
   for (const response_inclusion of ['full', 'excluded'])
     t.ok(searchOf({ type: 'web_search_20260318', response_inclusion }), response_inclusion);
   t.equal(
-    rejection(() => decoders.decode(withTool({ type: 'web_search_20260318', response_inclusion: 'some' }))).param,
+    refusal(() => decoders.decode(withTool({ type: 'web_search_20260318', response_inclusion: 'some' }))).param,
     'tools[0].response_inclusion',
   );
 });

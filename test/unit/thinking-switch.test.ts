@@ -3,8 +3,8 @@ import t from 'tap';
 import { createChatDecoder } from '../../dialects/chat/decode.js';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
 import { createResponsesDecoder } from '../../dialects/responses/decode.js';
-import { GatewayError } from '../../proxy/errors.js';
 import { defaultThinkingField, upstreamFields, UPSTREAM_FLAVORS } from '../../proxy/upstream/request-fields.js';
+import { refusal } from '../helpers/rejection.js';
 
 const MODEL = 'qwen3-8b';
 const messages = createMessagesDecoders(MODEL, 8000);
@@ -18,16 +18,6 @@ const responsesSwitch = (reasoning: unknown): unknown =>
   responses({ model: MODEL, input: 'Hi', reasoning }).request.enable_thinking;
 const chatSwitch = (fields: Record<string, unknown>): unknown =>
   chat({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], ...fields }).request.enable_thinking;
-
-function refusal(action: () => unknown): GatewayError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('accepted');
-}
 
 t.test('messages: enabled and adaptive turn thinking on, disabled off, none leaves the default', async (t) => {
   t.equal(messagesSwitch({ type: 'enabled', budget_tokens: 1024 }), true);

@@ -5,6 +5,7 @@ import type { ChatRequest } from './canonical.js';
 import { GatewayError } from './errors.js';
 import type { WireProfile } from './dialect.js';
 import type { Route } from './router.js';
+import { checkThinkingReplay } from './thinking-replay.js';
 import type { ThinkingSigner } from './thinking-signer.js';
 
 /**
@@ -69,6 +70,17 @@ export class Exchange {
     this.wire = init.wire;
     this.thinkingSigner = init.thinkingSigner;
     this.responseHeaders = { 'x-request-id': init.id };
+  }
+
+  /**
+   * The decoded request becomes this exchange's, as every entry (a POST, a count, a WebSocket message) takes it:
+   * the thinking it passes back verifies first (a 400 before any plugin runs), and the log line gets the model
+   * id the client named (the model's, or one of its aliases: the answer names the model's own id).
+   */
+  accept(request: ChatRequest): void {
+    checkThinkingReplay(request, this.thinkingSigner);
+    this.request = request;
+    this.logFields.model = request.model;
   }
 
   /** A logger whose lines carry this request's id (made on first use: most requests log one line only). */

@@ -12,7 +12,6 @@ import { Exchange } from './exchange.js';
 import type { EventStream } from './event-stream.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
 import { refuseUnhandledSearch } from './unhandled-search.js';
-import { checkThinkingReplay } from './thinking-replay.js';
 import type { ThinkingSigner } from './thinking-signer.js';
 import { printable } from './printable.js';
 import { nextRequestId } from './request-id.js';
@@ -165,10 +164,7 @@ async function generate(
 ): Promise<GatewayError | undefined> {
   const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const { request, echo } = dialect.decode(body);
-  checkThinkingReplay(request, options.thinkingSigner);
-  exchange.request = request;
-  // The id the client named (the model's, or one of its aliases): the answer names the model's own id.
-  exchange.logFields.model = request.model;
+  exchange.accept(request);
   const events = await options.chain.generate(exchange);
   if (dialect.wantsStream(request)) {
     return sendEventStream(
@@ -189,8 +185,7 @@ async function countTokens(options: GatewayOptions, exchange: Exchange, res: Ser
   const counting = exchange.route.dialect?.countTokens;
   if (counting === undefined || options.countTokens === undefined) throw notEnabled(exchange.req);
   const request = counting.decode(await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt));
-  checkThinkingReplay(request, options.thinkingSigner);
-  exchange.logFields.model = request.model;
+  exchange.accept(request);
   for (const prepare of options.chain.prepareCount) prepare(request);
   refuseUnhandledSearch(request);
   const inputTokens = await options.countTokens(request, exchange.signal);

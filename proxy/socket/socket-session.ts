@@ -9,7 +9,6 @@ import { Exchange } from '../exchange.js';
 import { nextRequestId } from '../request-id.js';
 import { logRequest } from '../request-log.js';
 import type { Route } from '../router.js';
-import { checkThinkingReplay } from '../thinking-replay.js';
 import type { ThinkingSigner } from '../thinking-signer.js';
 import { sendEventMessages, SocketReply } from './send-events.js';
 import { sseMessages as sseMessagesOf } from './sse-messages.js';
@@ -19,7 +18,7 @@ export interface SocketSessionOptions {
   log: Logger;
   /** A connection with no request under way and no message for this long is closed (1000). */
   idleTimeoutMs: number;
-  /** Checks the thinking blocks a request passes back, as on a POST. */
+  /** Signs the thinking a response sends and checks the thinking a request passes back (the exchange's), as on a POST. */
   thinkingSigner: ThinkingSigner;
 }
 
@@ -137,9 +136,7 @@ export class SocketSession {
       for (const hook of this.#options.chain.onRequest) await hook(exchange);
       const { body, generate } = this.#conversation.request(parseMessage(text));
       const { request, echo } = this.#dialect.decode(body);
-      checkThinkingReplay(request, this.#options.thinkingSigner);
-      exchange.request = request;
-      exchange.logFields.model = request.model;
+      exchange.accept(request);
       const encoder = this.#dialect.streamEncoder(exchange, echo);
       if (generate) {
         const events = await this.#options.chain.generate(exchange);

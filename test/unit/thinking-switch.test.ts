@@ -44,6 +44,11 @@ t.test('messages: a thinking param Anthropic would refuse is a 400 naming the fi
     },
   );
   t.match(
+    refusal(() => messagesSwitch({ type: 'enabled', budget_tokens: 1e300 })),
+    { status: 400, param: 'thinking.budget_tokens' },
+    'a budget beyond any output is refused: every number a client sends is bounded',
+  );
+  t.match(
     refusal(() => messagesSwitch({ type: 'sometimes' })),
     { status: 400, param: 'thinking.type' },
   );

@@ -212,7 +212,7 @@ t.test('regression: a replayed thinking block whose text was changed is a 400 na
   t.equal(accepted.content.at(-1)?.type, 'text', 'the block as received is accepted');
   for (const changed of [
     { ...thinking, thinking: '\nLet me insult.\n' },
-    { ...thinking, signature: thinking.signature.replace(/.(=)$/, 'A$1') },
+    { ...thinking, signature: changedSignature(thinking.signature) },
   ]) {
     const error = await rejection(replay(changed));
     t.match(error, {
@@ -265,3 +265,13 @@ t.test(
     }
   },
 );
+
+/**
+ * The signature with the last character of its MAC changed to another that is also canonical base64 (the
+ * last character before '=' carries 4 bits, so it is one of A, E, I, …): a forgery the check must refuse.
+ * Always another character: replacing it with a fixed one left it unchanged when it already was that one.
+ */
+function changedSignature(signature: string): string {
+  const last = signature.at(-2);
+  return `${signature.slice(0, -2)}${last === 'A' ? 'E' : 'A'}${signature.slice(-1)}`;
+}

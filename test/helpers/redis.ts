@@ -1,6 +1,6 @@
 // A real redis-server (Debian's package; .ci/run installs it) on a free loopback port, without persistence.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 
 export interface RunningRedis {
   url: string;
@@ -42,15 +42,4 @@ export async function startRedis(): Promise<RunningRedis> {
       await exited;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -5,7 +5,7 @@ import type { TtfbResult } from './ttfb.js';
 interface Group {
   label: string;
   values: Array<number | undefined>;
-  /** Drawn on top of the value's bar, in STACK_COLOR: another process's share of the same requests (redis-server). */
+  /** Drawn on top of the value's bar, in STACK_COLOR: another process's share of the same requests (its redis-server and PostgreSQL). */
   stacked?: Array<number | undefined>;
   /** Targets for the gateway's bars, each drawn as a line across the group (dash pattern as in SVG's stroke-dasharray). */
   limits: Array<{ value: number; dash: string }>;
@@ -50,7 +50,7 @@ export function chartSvg(
       const limit = FULL_CHAIN_CPU_LIMITS[scenario];
       const limits =
         bare === undefined || limit === undefined ? [] : [{ value: bare.cpuUsPerRequest * limit, dash: '5,4' }];
-      const stacked = targets.map((target) => rowFor(rows, target, scenario)?.redisCpuUsPerRequest ?? undefined);
+      const stacked = targets.map((target) => rowFor(rows, target, scenario)?.servicesCpuUsPerRequest ?? undefined);
       return {
         label: scenario,
         values: targets.map((target) => rowFor(rows, target, scenario)?.cpuUsPerRequest),
@@ -82,7 +82,7 @@ export function chartSvg(
   );
   const entries = [
     ...targets.map((target, index) => ({ label: target, color: COLORS[index % COLORS.length]! })),
-    ...(hasStack ? [{ label: 'its redis-server (stacked)', color: STACK_COLOR }] : []),
+    ...(hasStack ? [{ label: 'its redis-server / PostgreSQL (stacked)', color: STACK_COLOR }] : []),
   ];
   const perRow = Math.max(1, Math.floor((WIDTH - MARGIN.left - MARGIN.right) / LEGEND_ITEM_WIDTH));
   const legend = entries

@@ -1,6 +1,6 @@
 // One cell of the matrix: autocannon against one target for one scenario, with the target's CPU time around it.
 // The gateway's three targets share one process; their cells never overlap, so each cell's CPU time is its own.
-// gateway-full-redis also has its redis-server's CPU time read around the cell.
+// A full chain on shared services also has their CPU time (redis-server, PostgreSQL) read around the cell.
 import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { otherPercent, readCpuTotals, stealPercent } from './machine.js';
@@ -30,8 +30,8 @@ export interface CellResult {
   cpuMs: number;
   /** CPU time of the sim over the run, milliseconds (the upstream's share; equal to cpuMs for `direct`). */
   simCpuMs: number;
-  /** CPU time of the target's redis-server over the run, milliseconds; null for a target without one. */
-  redisCpuMs: number | null;
+  /** CPU time of the target's services (redis-server, PostgreSQL) over the run, milliseconds; null for a target without any. */
+  servicesCpuMs: number | null;
   cpuUsPerRequest: number;
   rssMb: number;
   /** CPU time the hypervisor took from this machine during the cell, percent of all CPUs (noise warning). */
@@ -54,7 +54,7 @@ export async function runCell(
 ): Promise<CellResult> {
   const cpuBefore = target.server.cpuMs();
   const simBefore = sim.cpuMs();
-  const redisBefore = target.redis?.cpuMs();
+  const servicesBefore = servicesCpuMs(target);
   const ownBefore = ownCpuMs(servers);
   const machineBefore = readCpuTotals();
   const result = await load(target, scenario, options);
@@ -63,8 +63,9 @@ export async function runCell(
   const ownMs = ownCpuMs(servers) - ownBefore;
   const cpuMs = target.server.cpuMs() - cpuBefore;
   const simCpuMs = sim.cpuMs() - simBefore;
-  const redisCpuMs =
-    target.redis === undefined || redisBefore === undefined ? null : target.redis.cpuMs() - redisBefore;
+  const servicesAfter = servicesCpuMs(target);
+  const servicesMs =
+    servicesAfter === undefined || servicesBefore === undefined ? null : servicesAfter - servicesBefore;
   const steal = stealPercent(machineBefore, machineAfter);
   const requests = result['2xx'];
   const perRequest = requests > 0 ? (cpuMs * 1000) / requests : Number.NaN;
@@ -81,7 +82,7 @@ export async function runCell(
     timeouts: result.timeouts,
     cpuMs,
     simCpuMs,
-    redisCpuMs,
+    servicesCpuMs: servicesMs,
     cpuUsPerRequest: perRequest,
     rssMb: target.server.rssMb(),
     stealPct: steal,
@@ -111,4 +112,10 @@ function load(target: Target, scenario: Scenario, options: LoadOptions): Promise
     duration: options.durationS,
     timeout: 10,
   });
+}
+
+/** The CPU time of the target's services together, or undefined for a target without any. */
+function servicesCpuMs(target: Target): number | undefined {
+  if (target.services === undefined || target.services.length === 0) return undefined;
+  return target.services.reduce((total, service) => total + service.cpuMs(), 0);
 }

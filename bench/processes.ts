@@ -1,6 +1,6 @@
 // Servers under test, each in its own child process, so that /proc can tell each one's CPU time and memory.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readdirSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -17,6 +17,10 @@ export interface ServerSpec {
   stdoutFile?: string;
   /** How long a stop waits after SIGTERM before SIGKILL (longer for a process that writes a CPU profile as it exits). */
   stopGraceMs?: number;
+  /** Measure the process with its descendants (a server that forks workers, as PostgreSQL does). */
+  tree?: boolean;
+  /** Run as this user (the bench runs as root, which some servers refuse). */
+  user?: { uid: number; gid: number };
 }
 
 /** How a Node server is started: node's flags (before the script), and how long a stop waits for it to exit. */
@@ -48,7 +52,11 @@ export const CLOCK_TICKS = readClockTicks();
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const out = spec.stdoutFile === undefined ? 'ignore' : openSync(spec.stdoutFile, 'a');
   const command = spec.command ?? process.execPath;
-  const child = spawn(command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(command, spec.args, {
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', out, 'pipe'],
+    ...spec.user,
+  });
   if (typeof out === 'number') closeSync(out);
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (text: string) => {
@@ -71,7 +79,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     name: spec.name,
     pid,
     url: `http://127.0.0.1:${spec.port}`,
-    cpuMs: () => readCpuMs(pid),
+    cpuMs: () => (spec.tree === true ? readTreeCpuMs(pid) : readCpuMs(pid)),
     rssMb: () => readRssMb(pid),
     stop: async () => {
       running.delete(server);
@@ -140,10 +148,44 @@ function accepts(port: number): Promise<boolean> {
 
 /** utime + stime, fields 14 and 15 of /proc/<pid>/stat (counted after the parenthesised command name). */
 function readCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
+  const fields = statFields(pid);
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/**
+ * The CPU time of `pid` and every process below it: each one's utime + stime, and its cutime + cstime (fields 16
+ * and 17: what its children that have exited and been waited for used), so a worker that came and went still counts.
+ */
+function readTreeCpuMs(pid: number): number {
+  const children = new Map<number, number[]>();
+  const stats = new Map<number, string[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let fields: string[];
+    try {
+      fields = statFields(Number(name));
+    } catch {
+      continue; // exited while the folder was read
+    }
+    stats.set(Number(name), fields);
+    const parent = Number(fields[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  }
+  let ticks = 0;
+  for (const queue = [pid]; queue.length > 0;) {
+    const next = queue.pop()!;
+    const fields = stats.get(next);
+    if (fields === undefined) continue;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    queue.push(...(children.get(next) ?? []));
+  }
   return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** The fields of /proc/<pid>/stat after the parenthesised command name (state first, then the parent's pid). */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 function readRssMb(pid: number): number {

@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     ...(options.profile !== undefined ? { profile: { target: options.profile, dir: PROFILE_DIR } } : {}),
   });
   log(
-    `started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}${target.redis !== undefined ? ` (redis-server pid ${target.redis.pid})` : ''}`).join(', ')}`,
+    `started: ${targets.map((target) => `${target.name} pid ${target.server.pid} ${targetUrl(target)}${(target.services ?? []).map((service) => ` (${service.name} pid ${service.pid})`).join('')}`).join(', ')}`,
   );
   if (!targets.some((target) => target.name === 'http-proxy-3'))
     notes.push('http-proxy-3 not run (BENCH_TARGETS): no CPU ratio and no CPU verdict');
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
       dialect: target.dialect,
       path: DIALECT_PATHS[target.dialect],
       pid: target.server.pid,
-      ...(target.redis !== undefined ? { redisPid: target.redis.pid } : {}),
+      ...(target.services !== undefined ? { services: target.services.map(({ name, pid }) => ({ name, pid })) } : {}),
     })),
     skipped: notes,
     scenarios: SCENARIOS,

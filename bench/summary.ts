@@ -15,8 +15,8 @@ export interface SummaryRow {
   /** The highest resident memory seen after a repeat. */
   rssMb: number;
   simCpuUsPerRequest: number;
-  /** The CPU per request of the target's redis-server (gateway-full-redis), median over the repeats; null without one. */
-  redisCpuUsPerRequest: number | null;
+  /** The CPU per request of the target's services (redis-server, PostgreSQL), median over the repeats; null without any. */
+  servicesCpuUsPerRequest: number | null;
   /** The highest steal (percent of the machine's CPU time taken by the hypervisor) seen in a repeat. */
   maxStealPct: number;
   /** The highest share of the machine's CPU time used by processes outside the bench seen in a repeat. */
@@ -62,6 +62,7 @@ const PORTKEY_SCENARIOS = ['nonstream', 'stream-burst'];
 /** The full chain (the targets are set on it), with its counters in Redis, and the floor it is measured against. */
 const FULL = 'gateway-full';
 const FULL_REDIS = 'gateway-full-redis';
+const FULL_POSTGRES = 'gateway-full-pg';
 const BARE = 'http-proxy-3';
 
 export function summarize(cells: readonly CellResult[]): SummaryRow[] {
@@ -83,11 +84,13 @@ export function summarize(cells: readonly CellResult[]): SummaryRow[] {
       cpuUsPerRequest: pick((cell) => cell.cpuUsPerRequest),
       rssMb: Math.max(...group.map((cell) => cell.rssMb)),
       simCpuUsPerRequest: pick((cell) => (cell.requests > 0 ? (cell.simCpuMs * 1000) / cell.requests : Number.NaN)),
-      redisCpuUsPerRequest:
-        first.redisCpuMs === null
+      servicesCpuUsPerRequest:
+        first.servicesCpuMs === null
           ? null
           : pick((cell) =>
-              cell.requests > 0 && cell.redisCpuMs !== null ? (cell.redisCpuMs * 1000) / cell.requests : Number.NaN,
+              cell.requests > 0 && cell.servicesCpuMs !== null
+                ? (cell.servicesCpuMs * 1000) / cell.requests
+                : Number.NaN,
             ),
       maxStealPct: Math.max(...group.map((cell) => cell.stealPct)),
       maxOtherPct: Math.max(...group.map((cell) => cell.otherPct)),
@@ -153,9 +156,9 @@ export function judge(rows: readonly SummaryRow[], inputs: JudgeInputs): Verdict
   const redisBare = rowFor(rows, BARE, REDIS_SCENARIO);
   if (redis !== undefined && redisBare !== undefined) {
     const server =
-      redis.redisCpuUsPerRequest === null
+      redis.servicesCpuUsPerRequest === null
         ? ''
-        : `; redis-server +${us(redis.redisCpuUsPerRequest)} us/req beside it, together ${ratio(redis.cpuUsPerRequest + redis.redisCpuUsPerRequest, redisBare.cpuUsPerRequest)}`;
+        : `; redis-server +${us(redis.servicesCpuUsPerRequest)} us/req beside it, together ${ratio(redis.cpuUsPerRequest + redis.servicesCpuUsPerRequest, redisBare.cpuUsPerRequest)}`;
     verdicts.push({
       goal: `${REDIS_SCENARIO}: ${FULL_REDIS} (Redis counters) CPU/request of the gateway <= ${REDIS_CPU_LIMIT}x bare ${BARE}`,
       measured: `${us(redis.cpuUsPerRequest)} / ${us(redisBare.cpuUsPerRequest)} us = ${ratio(redis.cpuUsPerRequest, redisBare.cpuUsPerRequest)}${server}`,
@@ -218,7 +221,7 @@ export function judge(rows: readonly SummaryRow[], inputs: JudgeInputs): Verdict
   return verdicts;
 }
 
-/** Ratios printed under the verdicts with no target of their own: the plain gateway, Redis streamed, Portkey paced. */
+/** Ratios printed under the verdicts with no target of their own: the plain gateway, Redis streamed, the fleet node, Portkey paced. */
 export function unjudgedRatios(rows: readonly SummaryRow[], scenarios: readonly string[]): string[] {
   const lines: string[] = [];
   const cpuRatios = (target: string, only: (scenario: string) => boolean): string[] =>
@@ -233,6 +236,19 @@ export function unjudgedRatios(rows: readonly SummaryRow[], scenarios: readonly 
   if (plain.length > 0) lines.push(`----  gateway (no plugins): CPU/request vs bare ${BARE}: ${plain.join(', ')}`);
   const redis = cpuRatios(FULL_REDIS, (scenario) => scenario !== REDIS_SCENARIO);
   if (redis.length > 0) lines.push(`----  ${FULL_REDIS}: CPU/request vs bare ${BARE}: ${redis.join(', ')}`);
+  // The fleet node: its own CPU against the in-process full chain's, and PostgreSQL's and Redis's beside it.
+  const fleetNode = scenarios.flatMap((scenario) => {
+    const node = rowFor(rows, FULL_POSTGRES, scenario);
+    const alone = rowFor(rows, FULL, scenario);
+    if (node === undefined || alone === undefined) return [];
+    const services =
+      node.servicesCpuUsPerRequest === null ? '' : ` (+${us(node.servicesCpuUsPerRequest)} us in redis+postgres)`;
+    return [`${scenario} ${us(node.cpuUsPerRequest)} vs ${us(alone.cpuUsPerRequest)} us${services}`];
+  });
+  if (fleetNode.length > 0)
+    lines.push(
+      `----  ${FULL_POSTGRES} (PostgreSQL + Redis) vs ${FULL} (SQLite, in-process counters), CPU/request: ${fleetNode.join(', ')}`,
+    );
   const full = rowFor(rows, FULL, PACED_SCENARIO);
   const portkey = rowFor(rows, 'portkey', PACED_SCENARIO);
   if (full !== undefined && portkey !== undefined)

@@ -21,7 +21,7 @@ export function matrixTable(
     'CPU us/req',
     'RSS MB',
     'sim us/req',
-    'redis us/req',
+    'services us/req',
     'steal %',
     'other %',
     'errors',
@@ -41,7 +41,7 @@ export function matrixTable(
         row.cpuUsPerRequest.toFixed(1),
         row.rssMb.toFixed(0),
         row.simCpuUsPerRequest.toFixed(1),
-        row.redisCpuUsPerRequest?.toFixed(1) ?? '-',
+        row.servicesCpuUsPerRequest?.toFixed(1) ?? '-',
         row.maxStealPct.toFixed(0),
         row.maxOtherPct.toFixed(0),
         failures,
@@ -57,7 +57,7 @@ const COMPARED = TARGET_NAMES.filter((name) => name !== 'direct' && name !== 'ht
 /**
  * Each proxy against the bare pass-throughs' chat rows of the same scenario: CPU per request and throughput, as
  * ratios; the gateway's other paths and the full chain also against the plain gateway's chat path (what the dialect's
- * translation, or the plugins, cost); with a redis-server, the gateway's and the redis-server's CPU together.
+ * translation, or the plugins, cost); with services (redis-server, PostgreSQL), the gateway's and theirs together.
  */
 export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly string[]): string {
   const header = [
@@ -66,7 +66,7 @@ export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly stri
     'CPU / http-proxy-3',
     'CPU / undici',
     'CPU / gateway chat',
-    'CPU+redis / http-proxy-3',
+    'CPU+services / http-proxy-3',
     'req/s / http-proxy-3',
   ];
   const ratio = (a: number | undefined, b: number | undefined): string =>
@@ -85,9 +85,9 @@ export function ratioTable(rows: readonly SummaryRow[], scenarios: readonly stri
         ratio(row.cpuUsPerRequest, proxy?.cpuUsPerRequest),
         target === 'undici' ? '-' : ratio(row.cpuUsPerRequest, undici?.cpuUsPerRequest),
         target.startsWith('gateway-') ? ratio(row.cpuUsPerRequest, gateway?.cpuUsPerRequest) : '-',
-        row.redisCpuUsPerRequest === null
+        row.servicesCpuUsPerRequest === null
           ? '-'
-          : ratio(row.cpuUsPerRequest + row.redisCpuUsPerRequest, proxy?.cpuUsPerRequest),
+          : ratio(row.cpuUsPerRequest + row.servicesCpuUsPerRequest, proxy?.cpuUsPerRequest),
         ratio(row.rps, proxy?.rps),
       ]);
     }

@@ -9,10 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { loadConfig } from '../config/load.js';
 import type { PluginEntry } from '../config/types.js';
-import { openStore } from '../store/store.js';
+import { openStore, type Store } from '../store/store.js';
 import { findNginx, startNginx } from './nginx.js';
 import { findPortkey, portkeyHeaders, startPortkey } from './portkey.js';
 import { freePort, startServer, type Launch, type ServerProcess } from './processes.js';
+import { findPostgres, startPostgres, type BenchPostgres } from './postgres.js';
 import { redisServerVersion, startRedis, type BenchRedis } from './redis.js';
 import { DIALECT_PATHS, requestBody, requestHeaders, scenarioNamed, SIM_HEADER_NAMES } from './scenarios.js';
 import type { DialectName } from '../proxy/dialect.js';
@@ -27,6 +28,7 @@ export type TargetName =
   | 'gateway-responses'
   | 'gateway-full'
   | 'gateway-full-redis'
+  | 'gateway-full-pg'
   | 'portkey';
 
 /** Every target, in the order of the report. */
@@ -40,6 +42,7 @@ export const TARGET_NAMES: readonly TargetName[] = [
   'gateway-responses',
   'gateway-full',
   'gateway-full-redis',
+  'gateway-full-pg',
   'portkey',
 ];
 
@@ -56,10 +59,10 @@ export interface Target {
   server: ServerProcess;
   /** Headers of this target's own, over the scenario's (the full chain's API key). */
   headers?: Readonly<Record<string, string>>;
-  /** A process the target's work also runs in, measured beside it (gateway-full-redis: redis-server). */
-  redis?: ServerProcess;
-  /** The full chain's data directory (its store), to check the metering in. */
-  dataDir?: string;
+  /** The processes the target's work also runs in, measured beside it (redis-server; PostgreSQL for gateway-full-pg). */
+  services?: readonly ServerProcess[];
+  /** The full chain's store, to check the metering in. */
+  store?: BenchStore;
   /** The full chain's plugins, in order. */
   chain?: readonly string[];
 }
@@ -93,6 +96,8 @@ export const TARGET_ABOUT: Record<TargetName, string> = {
     'a gateway with the default plugin chain (auth, ratelimit, meter, promptcache, search; in-process counters), chat path, log level info',
   'gateway-full-redis':
     'the same chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
+  'gateway-full-pg':
+    'the same chain as a fleet node: GATEWAY_DATABASE_URL (PostgreSQL) and GATEWAY_REDIS_URL, both run by the bench (their CPU shown apart)',
   portkey:
     "Portkey's gateway (@portkey-ai/gateway, BENCH_PORTKEY_DIR), openai provider with the sim as custom host, chat path",
 };
@@ -179,9 +184,15 @@ export async function startTargets(options: {
     stopGraceMs: launch('sim').stopGraceMs,
   });
   const notes: string[] = [];
-  const redisVersion = only.has('gateway-full-redis') ? redisServerVersion() : undefined;
-  if (only.has('gateway-full-redis') && redisVersion === undefined)
-    notes.push('gateway-full-redis skipped: no redis-server on the PATH (apt-get install redis-server)');
+  const needsRedis = only.has('gateway-full-redis') || only.has('gateway-full-pg');
+  const redisVersion = needsRedis ? redisServerVersion() : undefined;
+  if (needsRedis && redisVersion === undefined)
+    notes.push(
+      'gateway-full-redis and gateway-full-pg skipped: no redis-server on the PATH (apt-get install redis-server)',
+    );
+  const postgresBin = only.has('gateway-full-pg') ? findPostgres() : undefined;
+  if (only.has('gateway-full-pg') && postgresBin === undefined)
+    notes.push('gateway-full-pg skipped: no PostgreSQL under /usr/lib/postgresql (apt-get install postgresql)');
   const nginx = only.has('nginx') ? findNginx() : undefined;
   if (only.has('nginx') && nginx === undefined)
     notes.push('nginx skipped: no nginx on the PATH nor at /usr/sbin/nginx (apt-get install nginx-light)');
@@ -193,8 +204,9 @@ export async function startTargets(options: {
         : `portkey skipped: no @portkey-ai/gateway build in ${options.portkeyDir}`,
     );
   const redis = redisVersion !== undefined ? await startRedis() : undefined;
+  const postgres = postgresBin !== undefined && redis !== undefined ? await startPostgres(postgresBin) : undefined;
   const plainGateway = only.has('gateway') || only.has('gateway-messages') || only.has('gateway-responses');
-  const [nginxServer, httpProxy, undici, gateway, full, fullRedis, portkeyServer] = await Promise.all([
+  const [nginxServer, httpProxy, undici, gateway, full, fullRedis, fullPostgres, portkeyServer] = await Promise.all([
     nginx !== undefined ? startNginx(nginx, sim.url) : undefined,
     only.has('http-proxy-3')
       ? startBare('http-proxy-3', 'bare-http-proxy.js', sim.url, launch('http-proxy-3'))
@@ -204,8 +216,16 @@ export async function startTargets(options: {
     only.has('gateway-full')
       ? startFullGateway('gateway-full', chain, sim.url, options.gatewayLog, launch('gateway-full'))
       : undefined,
-    redis !== undefined
-      ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, launch('gateway-full-redis'), redis)
+    redis !== undefined && only.has('gateway-full-redis')
+      ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, launch('gateway-full-redis'), {
+          redis,
+        })
+      : undefined,
+    redis !== undefined && postgres !== undefined
+      ? startFullGateway('gateway-full-pg', chain, sim.url, options.gatewayLog, launch('gateway-full-pg'), {
+          redis,
+          postgres,
+        })
       : undefined,
     portkey !== undefined ? startPortkey(portkey, launch('portkey')) : undefined,
   ]);
@@ -217,8 +237,10 @@ export async function startTargets(options: {
     gateway,
     full?.server,
     fullRedis?.server,
+    fullPostgres?.server,
     portkeyServer,
     redis?.process,
+    postgres?.process,
   ].filter((server): server is ServerProcess => server !== undefined);
   // Before the first request (the probes below): what each process holds just for having started.
   const idleRssMb = Object.fromEntries(processes.map((server) => [server.name, server.rssMb()]));
@@ -248,7 +270,7 @@ export async function startTargets(options: {
       else list.push(target);
     }
   }
-  for (const started of [full, fullRedis]) {
+  for (const started of [full, fullRedis, fullPostgres]) {
     if (started === undefined) continue;
     const target: Target = {
       name: started.name,
@@ -256,10 +278,10 @@ export async function startTargets(options: {
       dialect: 'chat',
       server: started.server,
       headers: started.headers,
-      dataDir: started.dataDir,
+      store: started.store,
       chain,
     };
-    if (started.redis !== undefined) target.redis = started.redis.process;
+    if (started.services.length > 0) target.services = started.services;
     const probe = await probeTarget(target);
     if (probe.status !== 200)
       notes.push(
@@ -334,18 +356,32 @@ async function startGateway(
   });
 }
 
+/** A full chain's store: the SQLite file in its data directory, or the PostgreSQL at `url`. */
+export interface BenchStore {
+  dataDir: string;
+  url?: string;
+}
+
+/** The servers a full chain shares: Redis, and PostgreSQL for its store (else SQLite in its data directory). */
+interface SharedServices {
+  redis: BenchRedis;
+  postgres?: BenchPostgres;
+}
+
 interface FullGateway {
   name: TargetName;
   server: ServerProcess;
   headers: Record<string, string>;
-  dataDir: string;
-  redis?: BenchRedis;
+  store: BenchStore;
+  /** The processes of its shared services, measured beside it. */
+  services: ServerProcess[];
 }
 
 /**
  * A gateway with the full chain in its own data directory: first an organization with plenty of credits and one API key
- * through the store, then a config with the chain and one rate-limit tier far above the bench's load. With `redis`,
- * its rate-limit counters (and revocation bus, prompt-cache registry) are in that redis-server.
+ * through the store, then a config with the chain and one rate-limit tier far above the bench's load. With `shared`,
+ * its rate-limit counters (and revocation bus, prompt-cache registry) are in that redis-server, and with a PostgreSQL
+ * its store is there.
  */
 async function startFullGateway(
   name: TargetName,
@@ -353,10 +389,11 @@ async function startFullGateway(
   upstream: string,
   logFile: string | undefined,
   launch: Launch,
-  redis?: BenchRedis,
+  shared?: SharedServices,
 ): Promise<FullGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-bench-`));
-  const store = await openStore({ dataDir });
+  const benchStore: BenchStore = { dataDir, ...(shared?.postgres !== undefined ? { url: shared.postgres.url } : {}) };
+  const store = await openBenchStore(benchStore);
   let key: string;
   try {
     await store.orgs.create(BENCH_ORG);
@@ -373,14 +410,19 @@ async function startFullGateway(
   const server = await startGateway(name, upstream, logFile, launch, {
     text,
     dir: dataDir,
-    ...(redis !== undefined ? { env: { GATEWAY_REDIS_URL: redis.url } } : {}),
+    env: {
+      ...(shared !== undefined ? { GATEWAY_REDIS_URL: shared.redis.url } : {}),
+      ...(shared?.postgres !== undefined ? { GATEWAY_DATABASE_URL: shared.postgres.url } : {}),
+    },
   });
   return {
     name,
     server,
     headers: { authorization: `Bearer ${key}` },
-    dataDir,
-    ...(redis !== undefined ? { redis } : {}),
+    store: benchStore,
+    services: [shared?.redis.process, shared?.postgres?.process].filter(
+      (service): service is ServerProcess => service !== undefined,
+    ),
   };
 }
 
@@ -395,12 +437,16 @@ function pluginsConfig(chain: readonly string[]): string {
 }
 
 /** The full chain's organization as the store has it now: what the meter has charged so far. */
-export async function benchOrgSpend(dataDir: string): Promise<{ balanceMicros: number; spentMicros: number }> {
-  const store = await openStore({ dataDir });
+export async function benchOrgSpend(benchStore: BenchStore): Promise<{ balanceMicros: number; spentMicros: number }> {
+  const store = await openBenchStore(benchStore);
   try {
     const org = await store.orgs.get(BENCH_ORG);
     return { balanceMicros: org.balanceMicros, spentMicros: org.spentMicros };
   } finally {
     await store.close();
   }
+}
+
+function openBenchStore(benchStore: BenchStore): Promise<Store> {
+  return openStore({ dataDir: benchStore.dataDir, ...(benchStore.url !== undefined ? { url: benchStore.url } : {}) });
 }

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { requestBody, requestHeaders, type Scenario } from './scenarios.js';
 import type { DialectName } from '../proxy/dialect.js';
-import { benchOrgSpend, targetUrl, type Target } from './targets.js';
+import { benchOrgSpend, targetUrl, type BenchStore, type Target } from './targets.js';
 
 export interface Check {
   target: string;
@@ -29,12 +29,12 @@ const METERED_WITHIN_MS = 3000;
 
 export async function verifyTarget(target: Target, scenario: Scenario): Promise<Check> {
   const check = (ok: boolean, detail: string): Check => ({ target: target.name, scenario: scenario.name, ok, detail });
-  if (target.dataDir === undefined || !target.chain?.includes('meter')) return verifyAnswer(target, scenario);
+  if (target.store === undefined || !target.chain?.includes('meter')) return verifyAnswer(target, scenario);
   // The full chain: the answer as for any target, then its chain's marks.
-  const before = await benchOrgSpend(target.dataDir);
+  const before = await benchOrgSpend(target.store);
   const answer = await verifyAnswer(target, scenario);
   if (!answer.ok) return answer;
-  const charged = await chargedSince(target.dataDir, before.spentMicros);
+  const charged = await chargedSince(target.store, before.spentMicros);
   if (charged <= 0)
     return check(
       false,
@@ -44,10 +44,10 @@ export async function verifyTarget(target: Target, scenario: Scenario): Promise<
 }
 
 /** Polls the store until the organization's lifetime spend passes `spentBefore`; the difference (0: none). */
-async function chargedSince(dataDir: string, spentBefore: number): Promise<number> {
+async function chargedSince(store: BenchStore, spentBefore: number): Promise<number> {
   const deadline = performance.now() + METERED_WITHIN_MS;
   for (;;) {
-    const { spentMicros } = await benchOrgSpend(dataDir);
+    const { spentMicros } = await benchOrgSpend(store);
     if (spentMicros > spentBefore || performance.now() > deadline) return spentMicros - spentBefore;
     await sleep(100);
   }
@@ -64,7 +64,7 @@ async function verifyAnswer(target: Target, scenario: Scenario): Promise<Check> 
   const elapsedMs = performance.now() - start;
   const check = (ok: boolean, detail: string): Check => ({ target: target.name, scenario: scenario.name, ok, detail });
   if (response.statusCode !== 200) return check(false, `status ${response.statusCode}: ${text.slice(0, 200)}`);
-  const fullChain = target.dataDir !== undefined;
+  const fullChain = target.store !== undefined;
   if (fullChain && target.chain?.includes('ratelimit')) {
     const limitHeader = Object.keys(response.headers).find((name) => name.endsWith('ratelimit-requests-limit'));
     if (limitHeader === undefined)

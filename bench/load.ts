@@ -102,11 +102,24 @@ export async function warmUp(target: Target, scenario: Scenario, options: LoadOp
 }
 
 function load(target: Target, scenario: Scenario, options: LoadOptions): PromiseLike<autocannon.Result> {
+  return loadRequests(
+    {
+      url: targetUrl(target),
+      headers: requestHeaders(scenario, target.headers),
+      body: requestBody(target.dialect, scenario, target.model),
+    },
+    options,
+  );
+}
+
+/** One request, sent by every connection again and again for the duration (autocannon, one at a time per connection). */
+export function loadRequests(
+  request: { url: string; headers: Record<string, string>; body: string },
+  options: LoadOptions,
+): PromiseLike<autocannon.Result> {
   return autocannon({
-    url: targetUrl(target),
+    ...request,
     method: 'POST',
-    headers: requestHeaders(scenario, target.headers),
-    body: requestBody(target.dialect, scenario, target.model),
     connections: options.connections,
     pipelining: 1,
     duration: options.durationS,

@@ -138,9 +138,9 @@ export function isTargetName(name: string): name is TargetName {
 }
 
 const UPSTREAM_MODEL = 'Qwen/Qwen3-8B';
-const GATEWAY_MODEL = 'qwen3-8b';
+export const GATEWAY_MODEL = 'qwen3-8b';
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const GATEWAY_BIN = join(BENCH_DIR, '..', 'bin', 'gateway.js');
+export const GATEWAY_BIN = join(BENCH_DIR, '..', 'bin', 'gateway.js');
 /** The full chain's organization: credits far beyond what a run spends (a request costs ~0.00002 credits). */
 const BENCH_ORG = 'bench';
 const BENCH_CREDITS_MICROS = 1_000_000 * 1_000_000;
@@ -393,22 +393,9 @@ async function startFullGateway(
 ): Promise<FullGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-bench-`));
   const benchStore: BenchStore = { dataDir, ...(shared?.postgres !== undefined ? { url: shared.postgres.url } : {}) };
-  const store = await openBenchStore(benchStore);
-  let key: string;
-  try {
-    await store.orgs.create(BENCH_ORG);
-    await store.orgs.addCredits(BENCH_ORG, BENCH_CREDITS_MICROS, 'bench');
-    key = (await store.keys.create(BENCH_ORG, 'bench')).key;
-  } finally {
-    await store.close();
-  }
-  const limit = UNREACHABLE_PER_MINUTE;
-  const text = gatewayConfig(
-    pluginsConfig(chain) +
-      `limits:\n  tiers:\n    - { name: Bench, from_spend: 0, requests_per_minute: ${limit}, input_tokens_per_minute: ${limit}, output_tokens_per_minute: ${limit} }\n`,
-  );
+  const key = await createBenchOrg(benchStore);
   const server = await startGateway(name, upstream, logFile, launch, {
-    text,
+    text: fullChainConfig(chain),
     dir: dataDir,
     env: {
       ...(shared !== undefined ? { GATEWAY_REDIS_URL: shared.redis.url } : {}),
@@ -424,6 +411,27 @@ async function startFullGateway(
       (service): service is ServerProcess => service !== undefined,
     ),
   };
+}
+
+/** Creates the bench organization, with far more credits than a run spends, and returns its one API key. */
+export async function createBenchOrg(benchStore: BenchStore): Promise<string> {
+  const store = await openBenchStore(benchStore);
+  try {
+    await store.orgs.create(BENCH_ORG);
+    await store.orgs.addCredits(BENCH_ORG, BENCH_CREDITS_MICROS, 'bench');
+    return (await store.keys.create(BENCH_ORG, 'bench')).key;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A full chain's config: the plain gateway's, the chain's plugins, and one rate-limit tier far above the bench's load. */
+export function fullChainConfig(chain: readonly string[]): string {
+  const limit = UNREACHABLE_PER_MINUTE;
+  return gatewayConfig(
+    pluginsConfig(chain) +
+      `limits:\n  tiers:\n    - { name: Bench, from_spend: 0, requests_per_minute: ${limit}, input_tokens_per_minute: ${limit}, output_tokens_per_minute: ${limit} }\n`,
+  );
 }
 
 /**

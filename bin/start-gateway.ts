@@ -64,7 +64,7 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Where logs go (stdout by default). */
   logDestination?: DestinationStream;
-  /** The plugins' clock (Unix ms); Date.now by default (tests give one they move). */
+  /** The plugins' clock (Unix ms), and /ready's cache's; Date.now by default (tests give one they move). */
   now?: () => number;
 }
 
@@ -177,7 +177,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       ...(storeUsed ? [storeCheck(async () => sql`select 1`.execute((await services.store()).db))] : []),
       ...(redis !== undefined ? [redisCheck(() => clientReady(redis) && services.revocations.connected())] : []),
     ],
-    { cacheMs: READY_CACHE_MS, timeoutMs: READY_TIMEOUT_MS, draining: () => inFlight.draining },
+    {
+      cacheMs: READY_CACHE_MS,
+      timeoutMs: READY_TIMEOUT_MS,
+      draining: () => inFlight.draining,
+      ...(options.now ? { now: options.now } : {}),
+    },
   );
   const listener = createRequestListener({
     router,

@@ -61,7 +61,11 @@ export async function drainNode(parts: DrainParts, options: DrainOptions): Promi
   await closed;
   const unsettled = inFlight.count;
   if (unsettled === 0) log.info('drained');
-  else log.error({ requests: unsettled }, 'drained with requests that did not end: their holds stay until the orphan sweep');
+  else
+    log.error(
+      { requests: unsettled },
+      'drained with requests that did not end: their holds stay until the orphan sweep',
+    );
   return unsettled;
 }
 

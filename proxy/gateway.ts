@@ -92,7 +92,12 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
         break;
       case 'ready': {
         const answer = await options.readiness.answer();
-        sendJson(res, answer.ready ? 200 : 503, { ...exchange.responseHeaders, 'cache-control': 'no-store' }, answer.body);
+        sendJson(
+          res,
+          answer.ready ? 200 : 503,
+          { ...exchange.responseHeaders, 'cache-control': 'no-store' },
+          answer.body,
+        );
         break;
       }
       case 'models':

@@ -53,27 +53,30 @@ t.test('/ready answers 200 with the store checked, and needs no key', async (t) 
   t.same(await ready(stack), { status: 200, body: { status: 'ready', checks: { store: 'ok', draining: false } } });
 });
 
-t.test('a request reaching the node during the drain: /ready answers 503 draining, with connection: close', async (t) => {
-  const stack = await startStack({ yaml: METERED });
-  t.teardown(() => stack.close());
-  await streamInFlight(stack);
-  // A connection that is busy (its request's headers part-way) when the drain begins stays open.
-  const connection = await RawConnection.open(stack.gateway.url);
-  t.teardown(() => connection.close());
-  connection.write('GET /ready HTTP/1.1\r\nhost: x\r\n');
-  // A round trip on another connection: by its end the server has read those bytes (they came first).
-  await fetch(`${stack.gateway.url}/health`, { headers: { connection: 'close' } });
-  const drained = stack.gateway.drain();
-  await stack.logged((entry) => entry.msg === 'draining');
-  connection.write('\r\n');
-  const response = await connection.response();
-  t.equal(response.status, 503);
-  t.same(JSON.parse(response.body), { status: 'unready', checks: { draining: true } });
-  t.equal(response.headers.connection, 'close');
-  await connection.closed;
-  stack.gateway.cutDrain();
-  await drained;
-});
+t.test(
+  'a request reaching the node during the drain: /ready answers 503 draining, with connection: close',
+  async (t) => {
+    const stack = await startStack({ yaml: METERED });
+    t.teardown(() => stack.close());
+    await streamInFlight(stack);
+    // A connection that is busy (its request's headers part-way) when the drain begins stays open.
+    const connection = await RawConnection.open(stack.gateway.url);
+    t.teardown(() => connection.close());
+    connection.write('GET /ready HTTP/1.1\r\nhost: x\r\n');
+    // A round trip on another connection: by its end the server has read those bytes (they came first).
+    await fetch(`${stack.gateway.url}/health`, { headers: { connection: 'close' } });
+    const drained = stack.gateway.drain();
+    await stack.logged((entry) => entry.msg === 'draining');
+    connection.write('\r\n');
+    const response = await connection.response();
+    t.equal(response.status, 503);
+    t.same(JSON.parse(response.body), { status: 'unready', checks: { draining: true } });
+    t.equal(response.headers.connection, 'close');
+    await connection.closed;
+    stack.gateway.cutDrain();
+    await drained;
+  },
+);
 
 t.test('an idle kept-alive connection is closed when the drain begins', async (t) => {
   const stack = await startStack({ yaml: METERED });

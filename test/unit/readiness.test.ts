@@ -71,7 +71,10 @@ t.test('a result is reused for cacheMs: probes within it make no check; concurre
 t.test('a draining node is unready at once, without running its checks', async (t) => {
   let draining = false;
   const store = counted('store', async () => undefined);
-  const readiness = new Readiness([store], options(new TestClock(), () => draining));
+  const readiness = new Readiness(
+    [store],
+    options(new TestClock(), () => draining),
+  );
   t.equal((await readiness.answer()).ready, true);
   draining = true;
   t.same(await readiness.answer(), { ready: false, body: { status: 'unready', checks: { draining: true } } });

@@ -261,7 +261,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     return stopping;
   };
   const close = (): Promise<void> => {
-    cut.abort();
+    // A drain under way is cut short; otherwise this is a drain with no time to finish.
+    if (stopping !== undefined) cut.abort();
     return stop(0);
   };
   if (adminToken === undefined) {

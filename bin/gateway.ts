@@ -8,7 +8,7 @@ import { loadConfig } from '../config/load.js';
 import { tiersOf } from '../limits/tiers.js';
 import { StoreError } from '../store/errors.js';
 import { openRevocationBus } from '../services/services.js';
-import { startGateway } from './start-gateway.js';
+import { startGateway, type RunningGateway } from './start-gateway.js';
 
 const USAGE = `usage:
   gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<void> {
       console.error(
         `Dashboard on ${gateway.adminUrl}/ (log in with the token in ${loaded.config.admin.token_env}); admin API under ${gateway.adminUrl}/admin/v1\n`,
       );
-    onSignal(() => gateway.close());
+    onStopSignals(gateway);
     return;
   }
   if (command === 'sim') {
@@ -105,6 +105,30 @@ function parseCommandLine(argv: string[]) {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/**
+ * SIGTERM or SIGINT drains the gateway (docs/deployment.md, "Node lifecycle"); a second one cuts what is
+ * left at once, which is still settled. Exit 0 once every request ended and everything closed, else 1.
+ */
+function onStopSignals(gateway: RunningGateway): void {
+  let draining = false;
+  const stop = (): void => {
+    if (draining) {
+      gateway.cutDrain();
+      return;
+    }
+    draining = true;
+    gateway.drain().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        gateway.log.error({ err: error }, 'the gateway did not stop cleanly');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 function onSignal(close: () => Promise<void>): void {

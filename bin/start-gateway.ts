@@ -1,4 +1,5 @@
 // The composition root: the one place that knows every part by name and puts them together.
+import { sql } from 'kysely';
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
@@ -13,10 +14,14 @@ import { createDialects } from '../dialects/registry.js';
 import { composeChain } from '../proxy/chain.js';
 import { ConnectionCap } from '../proxy/connection-cap.js';
 import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
+import { drainNode } from '../proxy/drain.js';
+import { GatewayError } from '../proxy/errors.js';
+import { InFlight } from '../proxy/in-flight.js';
+import { Readiness } from '../proxy/readiness.js';
 import { createRequestListener } from '../proxy/gateway.js';
 import { createHttpServer } from '../proxy/http-server.js';
 import { attachSocketMode } from '../proxy/socket/socket-upgrade.js';
-import { closeServer, listen, urlOf } from '../proxy/listen.js';
+import { listen, urlOf } from '../proxy/listen.js';
 import { createLogger } from '../proxy/log.js';
 import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
@@ -28,6 +33,8 @@ import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
+import type { Store } from '../store/store.js';
+import { clientReady, redisCheck, storeCheck } from './readiness-checks.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -37,14 +44,27 @@ export interface RunningGateway {
   /** The admin API and dashboard's base URL, when the admin token is set. */
   adminUrl?: string;
   log: Logger;
+  /** Stops at once: requests under way are cut (as on an upstream break) and settled, then everything closes. */
   close(): Promise<void>;
+  /**
+   * Stops gracefully (SIGTERM): no new connections, requests under way finish (up to
+   * `server.drain_timeout_ms`, then they are cut) and are settled, then everything closes. Rejects if a
+   * request did not end (its ledger row unsettled).
+   */
+  drain(): Promise<void>;
+  /** During a drain: cuts what is left now (a second signal); the drain still settles it and closes. */
+  cutDrain(): void;
 }
+
+/** GET /ready reuses a result this long, and gives up on a check after this long. */
+const READY_CACHE_MS = 1000;
+const READY_TIMEOUT_MS = 2000;
 
 export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Where logs go (stdout by default). */
   logDestination?: DestinationStream;
-  /** The plugins' clock (Unix ms); Date.now by default (tests give one they move). */
+  /** The plugins' clock (Unix ms), and /ready's cache's; Date.now by default (tests give one they move). */
   now?: () => number;
 }
 
@@ -109,11 +129,17 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     }),
   );
   const services = await openServices(config, dataDir, log);
+  // The store is a check of /ready when the chain uses it (auth, meter): then it is open, and migrated, before the node listens.
+  let storeUsed = false;
+  const store = (): Promise<Store> => {
+    storeUsed = true;
+    return services.store();
+  };
   const plugins = await loadPlugins(loaded, builtinPlugins, {
     config,
     modelId: config.model.id,
     dataDir,
-    store: services.store,
+    store,
     revocations: services.revocations,
     redis: services.redis,
     notifier: services.notifier,
@@ -144,6 +170,20 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const router = new Router(dialects, dialects);
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const chain = composeChain(plugins, terminal);
+  const inFlight = new InFlight();
+  const redis = config.redis.url === undefined ? undefined : services.redis();
+  const readiness = new Readiness(
+    [
+      ...(storeUsed ? [storeCheck(async () => sql`select 1`.execute((await services.store()).db))] : []),
+      ...(redis !== undefined ? [redisCheck(() => clientReady(redis) && services.revocations.connected())] : []),
+    ],
+    {
+      cacheMs: READY_CACHE_MS,
+      timeoutMs: READY_TIMEOUT_MS,
+      draining: () => inFlight.draining,
+      ...(options.now ? { now: options.now } : {}),
+    },
+  );
   const listener = createRequestListener({
     router,
     chain,
@@ -160,6 +200,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     defaultWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
     thinkingSigner,
+    inFlight,
+    readiness,
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({
       id: config.model.id,
@@ -186,18 +228,42 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     maxMessageBytes: config.server.body_limit_bytes,
     idleTimeoutMs: config.server.websocket_idle_ms,
     thinkingSigner,
+    inFlight,
   });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
-  const close = async (): Promise<void> => {
-    await admin?.close();
-    sockets.close();
-    await closeServer(server);
-    for (const plugin of plugins) await plugin.close?.();
-    await services.close();
-    await pool.close();
-    await counter.close();
-    await sim?.close();
+  const cut = new AbortController();
+  let stopping: Promise<void> | undefined;
+  /** Drains, then closes the parts in order: the plugins settle their last rows (the meter's group commit), the store writes the keys' last-used times. */
+  const stop = (timeoutMs: number): Promise<void> => {
+    stopping ??= (async () => {
+      const unsettled = await drainNode(
+        {
+          server,
+          inFlight,
+          sockets,
+          cutUpstream: () =>
+            pool.cut(
+              new GatewayError('GW_ERR_SERVER_SHUTTING_DOWN', 'This gateway node is shutting down; retry the request.'),
+            ),
+          log,
+        },
+        { timeoutMs, cut: cut.signal },
+      );
+      await admin?.close();
+      for (const plugin of plugins) await plugin.close?.();
+      await services.close();
+      await pool.close();
+      await counter.close();
+      await sim?.close();
+      if (unsettled > 0) throw new Error(`${unsettled} requests did not end before the gateway stopped`);
+    })();
+    return stopping;
+  };
+  const close = (): Promise<void> => {
+    // A drain under way is cut short; otherwise this is a drain with no time to finish.
+    if (stopping !== undefined) cut.abort();
+    return stop(0);
   };
   if (adminToken === undefined) {
     log.info(
@@ -224,6 +290,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     ...(admin !== undefined ? { adminUrl: admin.url } : {}),
     log,
     close,
+    drain: () => stop(config.server.drain_timeout_ms),
+    cutDrain: () => cut.abort(),
   };
 }
 

@@ -106,6 +106,12 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
   };
   if (env.GATEWAY_HOST) assign('GATEWAY_HOST', ['server', 'host'], env.GATEWAY_HOST);
   if (env.GATEWAY_PORT) assign('GATEWAY_PORT', ['server', 'port'], integer('GATEWAY_PORT', env.GATEWAY_PORT));
+  if (env.GATEWAY_DRAIN_TIMEOUT_MS)
+    assign(
+      'GATEWAY_DRAIN_TIMEOUT_MS',
+      ['server', 'drain_timeout_ms'],
+      integer('GATEWAY_DRAIN_TIMEOUT_MS', env.GATEWAY_DRAIN_TIMEOUT_MS),
+    );
   if (env.GATEWAY_UPSTREAM_URL)
     assign(
       'GATEWAY_UPSTREAM_URL',

@@ -39,6 +39,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         'max_connections',
         'sse_ping_ms',
         'websocket_idle_ms',
+        'drain_timeout_ms',
       ],
       properties: {
         host: { type: 'string', minLength: 1 },
@@ -50,6 +51,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         max_connections: { type: 'integer', minimum: 1, maximum: 1000000 },
         sse_ping_ms: { type: 'integer', minimum: 10 },
         websocket_idle_ms: { type: 'integer', minimum: 10, maximum: 3600000 },
+        drain_timeout_ms: { type: 'integer', minimum: 0, maximum: 3600000 },
       },
     },
     model: {

@@ -22,6 +22,8 @@ export interface GatewayConfig {
     sse_ping_ms: number;
     /** A WebSocket with no request under way and no message for this long is closed. */
     websocket_idle_ms: number;
+    /** On SIGTERM, how long requests under way may take to finish before they are cut; 0 cuts them at once. */
+    drain_timeout_ms: number;
   };
   model: {
     id: string;

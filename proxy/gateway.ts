@@ -10,6 +10,8 @@ import type { Dialect, WireProfile } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
 import type { EventStream } from './event-stream.js';
+import type { InFlight } from './in-flight.js';
+import type { Readiness } from './readiness.js';
 import { sendError, sendEventStream, sendJson } from './respond.js';
 import { refuseUnhandledSearch } from './unhandled-search.js';
 import type { ThinkingSigner } from './thinking-signer.js';
@@ -41,12 +43,17 @@ export interface GatewayOptions {
   thinkingSigner: ThinkingSigner;
   /** Counts the prompt tokens the upstream will see for a canonical request (count_tokens). */
   countTokens: ((request: ChatRequest, signal: AbortSignal) => Promise<number>) | undefined;
+  /** Counts every request while it is under way; closes connections after their response while the node drains. */
+  inFlight: InFlight;
+  /** GET /ready's answer. */
+  readiness: Readiness;
 }
 
 /** The HTTP entry point: route, run the chain, write the answer in the caller's dialect. */
 export function createRequestListener(options: GatewayOptions): RequestListener {
   return (req, res) => {
-    void handle(options, req, res);
+    const leave = options.inFlight.http(res);
+    void handle(options, req, res).finally(leave);
   };
 }
 
@@ -76,11 +83,23 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
   let failure: GatewayError | undefined;
   try {
     exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
-    for (const hook of options.chain.onRequest) await hook(exchange);
+    // The probes answer for the node, not for a caller: no plugin runs (no key, no rate limit, no ledger).
+    if (route.kind !== 'health' && route.kind !== 'ready')
+      for (const hook of options.chain.onRequest) await hook(exchange);
     switch (route.kind) {
       case 'health':
         sendJson(res, 200, exchange.responseHeaders, { status: 'ok' });
         break;
+      case 'ready': {
+        const answer = await options.readiness.answer();
+        sendJson(
+          res,
+          answer.ready ? 200 : 503,
+          { ...exchange.responseHeaders, 'cache-control': 'no-store' },
+          answer.body,
+        );
+        break;
+      }
       case 'models':
         sendJson(res, 200, exchange.responseHeaders, options.models);
         break;

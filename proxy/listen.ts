@@ -14,10 +14,17 @@ export function listen(server: Server, port: number, host: string): Promise<void
 }
 
 export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  const closed = stopListening(server);
+  server.closeAllConnections();
+  return closed;
+}
+
+/**
+ * Stops accepting connections and closes the idle keep-alive ones (Node's `close`); resolves once the
+ * last connection is closed. Called once: a second `close` would wait for an event already past.
+ */
+export function stopListening(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 /** The base URL of a listening server, e.g. http://127.0.0.1:8080 (IPv6 addresses in brackets). */

@@ -1,6 +1,6 @@
 import type { Dialect, DialectName, ErrorRenderer } from './dialect.js';
 
-export type RouteKind = 'generate' | 'count_tokens' | 'models' | 'health';
+export type RouteKind = 'generate' | 'count_tokens' | 'models' | 'health' | 'ready';
 
 export interface Route {
   readonly method: 'GET' | 'POST';
@@ -32,6 +32,7 @@ const ENDPOINTS: ReadonlyArray<{
   { method: 'POST', path: '/v1/responses', kind: 'generate', dialect: 'responses', errorShape: 'chat' },
   { method: 'GET', path: '/v1/models', kind: 'models', dialect: 'chat', errorShape: 'chat' },
   { method: 'GET', path: '/health', kind: 'health', dialect: 'chat', errorShape: 'chat' },
+  { method: 'GET', path: '/ready', kind: 'ready', dialect: 'chat', errorShape: 'chat' },
 ];
 
 export type RouteMatch =

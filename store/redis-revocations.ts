@@ -76,6 +76,10 @@ export class RedisRevocationBus extends LocalRevocationBus {
     }
   }
 
+  override connected(): boolean {
+    return this.publisher.status === 'ready' && this.subscriber.status === 'ready';
+  }
+
   override async close(): Promise<void> {
     await super.close();
     await Promise.allSettled([this.subscriber.quit(), this.publisher.quit()]);

@@ -9,6 +9,8 @@ export interface RevocationBus {
   publish(keyId: string): Promise<void>;
   /** Calls the listener for every revocation announced from now on; returns the unsubscribe. */
   subscribe(listener: RevocationListener): () => void;
+  /** Whether announcements travel now (a bus over Redis: its connections are up; GET /ready asks). */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,10 @@ export class LocalRevocationBus implements RevocationBus {
   subscribe(listener: RevocationListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  connected(): boolean {
+    return true;
   }
 
   /** Hands an announcement to every listener; one that throws does not stop the others. */

@@ -1,4 +1,5 @@
-// The auth plugin: every API route (not /health) needs a key, as `x-api-key: K` or `Authorization: Bearer K`.
+// The auth plugin: every API route needs a key, as `x-api-key: K` or `Authorization: Bearer K` (the probes
+// /health and /ready reach no plugin).
 // Keys are looked up by their SHA-256 through a cache (per raw key, key-cache.ts) whose entries live at
 // most `cache_ttl_ms`, so a revocation takes effect within that time on every gateway node sharing the
 // store, and at once where it is announced on the revocation bus (this node, or every node with Redis).
@@ -58,10 +59,7 @@ export const authPlugin: PluginModule = {
 
     return {
       name: 'auth',
-      async onRequest(exchange: Exchange) {
-        if (exchange.route.kind === 'health') return;
-        await identify(exchange);
-      },
+      onRequest: identify,
       // A WebSocket is refused on its upgrade when the key is bad; each of its requests is checked again
       // (onRequest), so a key revoked while the connection is open stops working at the next request.
       onConnect: identify,

@@ -7,7 +7,8 @@
 // - output tokens: charged after the response with completion_tokens (never max_tokens), also when the
 //   client went away or the stream broke. They cannot stop the request that crosses the limit: that one
 //   completes, the organization is notified, and every later request of the window gets 429.
-// count_tokens and /v1/models consume nothing but carry the headers (a read); /health is left alone.
+// count_tokens and /v1/models consume nothing but carry the headers (a read); the probes (/health, /ready)
+// never reach a plugin.
 import type { LimitNotifier } from '../../notify/notifier.js';
 import type { Tier } from '../../limits/tiers.js';
 import type { GatewayError } from '../../proxy/errors.js';
@@ -58,7 +59,7 @@ export class RateLimiter implements Plugin {
     const caller = exchange.locals.caller;
     const kind = exchange.route.kind;
     // Without auth before it in the chain there is no organization to count for.
-    if (caller === undefined || kind === 'health') return;
+    if (caller === undefined) return;
     const orgId = caller.orgId;
     const generating = kind === 'generate';
     const requests = generating ? 1 : 0;

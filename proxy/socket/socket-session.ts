@@ -6,6 +6,7 @@ import type { Chain } from '../chain.js';
 import type { Dialect, SocketConversation, WireProfile } from '../dialect.js';
 import { asGatewayError, GatewayError } from '../errors.js';
 import { Exchange } from '../exchange.js';
+import type { InFlight } from '../in-flight.js';
 import { nextRequestId } from '../request-id.js';
 import { logRequest } from '../request-log.js';
 import type { Route } from '../router.js';
@@ -20,6 +21,8 @@ export interface SocketSessionOptions {
   idleTimeoutMs: number;
   /** Signs the thinking a response sends and checks the thinking a request passes back (the exchange's), as on a POST. */
   thinkingSigner: ThinkingSigner;
+  /** Counts each response while it is under way (a draining node waits for it). */
+  inFlight: InFlight;
 }
 
 /**
@@ -30,6 +33,8 @@ const MAX_QUEUED = 16;
 
 /** WebSocket close code for a connection closed for being idle: 1000, a normal close. */
 const IDLE_CLOSE = 1000;
+/** WebSocket close code for a connection the node closes as it stops: 1001, going away. */
+const GOING_AWAY = 1001;
 
 /**
  * One client's WebSocket: each text message is a request, run as its own exchange through the same chain
@@ -52,6 +57,8 @@ export class SocketSession {
   #current: AbortController | undefined;
   #idle: NodeJS.Timeout | undefined;
   #closed = false;
+  /** The node drains: no request message is answered after the one under way. */
+  #goingAway = false;
 
   constructor(
     ws: WebSocket,
@@ -86,6 +93,18 @@ export class SocketSession {
     this.#ws.terminate();
   }
 
+  /**
+   * The node drains: the response under way is sent to its end, then the connection closes with 1001
+   * (going away); request messages waiting behind it, or sent later, are not answered (a client sends
+   * them again on its next connection, to another node).
+   */
+  goAway(): void {
+    if (this.#goingAway) return;
+    this.#goingAway = true;
+    clearTimeout(this.#idle);
+    if (this.#current === undefined) this.#ws.close(GOING_AWAY, 'going away');
+  }
+
   #armIdle(): void {
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => {
@@ -110,16 +129,17 @@ export class SocketSession {
     this.#tail = this.#tail.then(async () => {
       await this.#answer(text);
       this.#queued--;
-      if (this.#queued === 0 && !this.#closed) this.#armIdle();
+      if (this.#queued === 0 && !this.#closed && !this.#goingAway) this.#armIdle();
     });
   }
 
   /** One request message, answered in full (its events, or its error) before the next is read. */
   async #answer(text: string | undefined): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closed || this.#goingAway) return;
     const id = nextRequestId();
     const controller = new AbortController();
     this.#current = controller;
+    const leave = this.#options.inFlight.enter();
     const reply = new SocketReply();
     const exchange = new Exchange({
       id,
@@ -167,6 +187,8 @@ export class SocketSession {
       }
     } finally {
       this.#current = undefined;
+      leave();
+      if (this.#goingAway) this.#ws.close(GOING_AWAY, 'going away');
       const status = reply.headersSent ? reply.statusCode : (failure?.status ?? 200);
       logRequest(
         this.#options.log,

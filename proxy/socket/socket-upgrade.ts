@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { Chain } from '../chain.js';
 import type { ConnectionCap } from '../connection-cap.js';
+import type { InFlight } from '../in-flight.js';
 import type { Dialect, WireProfile } from '../dialect.js';
 import { asGatewayError, GatewayError } from '../errors.js';
 import { Exchange } from '../exchange.js';
@@ -27,10 +28,19 @@ export interface SocketModeOptions {
   idleTimeoutMs: number;
   /** Signs the thinking blocks a response sends and checks the ones a request passes back (as on a POST). */
   thinkingSigner: ThinkingSigner;
+  /** Counts each response under way; while the node drains, upgrades are refused. */
+  inFlight: InFlight;
 }
 
 /** The open WebSockets of a server, to end them when it stops (an upgraded socket is no longer the HTTP server's to close). */
 export interface SocketMode {
+  /** How many are open. */
+  readonly open: number;
+  /** The node drains: each closes with 1001 (going away) once the response under way, if any, is sent. */
+  goAway(): void;
+  /** Resolves when none is open. */
+  closed(): Promise<void>;
+  /** Ends every one at once. */
   close(): void;
 }
 
@@ -40,10 +50,25 @@ const CONNECTIONS_RETRY_AFTER_S = 1;
 export function attachSocketMode(server: Server, options: SocketModeOptions): SocketMode {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
   const sessions = new Set<SocketSession>();
+  const waiters: Array<() => void> = [];
+  const remove = (session: SocketSession): void => {
+    sessions.delete(session);
+    if (sessions.size === 0) for (const wake of waiters.splice(0)) wake();
+  };
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    void upgrade(options, wss, sessions, req, socket, head);
+    void upgrade(options, wss, sessions, remove, req, socket, head);
   });
   return {
+    get open() {
+      return sessions.size;
+    },
+    goAway() {
+      for (const session of sessions) session.goAway();
+    },
+    closed() {
+      if (sessions.size === 0) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
     close() {
       for (const session of sessions) session.terminate();
     },
@@ -54,6 +79,7 @@ async function upgrade(
   options: SocketModeOptions,
   wss: WebSocketServer,
   sessions: Set<SocketSession>,
+  remove: (session: SocketSession) => void,
   req: IncomingMessage,
   socket: Socket,
   head: Buffer,
@@ -69,6 +95,8 @@ async function upgrade(
   let route: Route | undefined;
   let wire = options.defaultWire;
   try {
+    if (options.inFlight.draining)
+      throw new GatewayError('GW_ERR_SERVER_SHUTTING_DOWN', 'This gateway node is shutting down; connect again.');
     if (options.connectionCap.refuses(socket)) {
       headers['retry-after'] = String(CONNECTIONS_RETRY_AFTER_S);
       throw new GatewayError(
@@ -114,9 +142,12 @@ async function upgrade(
       log: options.log,
       idleTimeoutMs: options.idleTimeoutMs,
       thinkingSigner: options.thinkingSigner,
+      inFlight: options.inFlight,
     });
     sessions.add(session);
-    ws.once('close', () => sessions.delete(session));
+    ws.once('close', () => remove(session));
+    // Opened while the drain began (the upgrade was under way): it goes away at once too.
+    if (options.inFlight.draining) session.goAway();
     logUpgrade(options.log, id, req, 101, startedAt, undefined);
   });
 }

@@ -32,6 +32,9 @@ export class UpstreamPool {
   readonly #options: UpstreamPoolOptions;
   readonly #now: () => number;
   #turn = 0;
+  /** The calls under way, for `cut`. */
+  readonly #live = new Set<UpstreamResponse>();
+  #cut: GatewayError | undefined;
 
   constructor(options: UpstreamPoolOptions) {
     if (options.urls.length === 0) throw new Error('the upstream pool needs at least one URL');
@@ -50,12 +53,15 @@ export class UpstreamPool {
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
     for (let attempt = 0; ; attempt++) {
       if (init.signal.aborted) throw new Error('the client went away');
+      if (this.#cut !== undefined) throw this.#cut;
       const replica = this.#pick();
       replica.inFlight += 1;
       const response = new UpstreamResponse(() => {
         replica.inFlight -= 1;
+        this.#live.delete(response);
         init.signal.removeEventListener('abort', abort);
       });
+      this.#live.add(response);
       const abort = (): void => response.abort(new Error('the client went away'));
       init.signal.addEventListener('abort', abort, { once: true });
       replica.pool.dispatch(
@@ -96,6 +102,16 @@ export class UpstreamPool {
       else replica.markSuccess();
       return response;
     }
+  }
+
+  /**
+   * Fails every call under way with `reason`, as a broken connection would (a stream ends with its
+   * dialect's error event; a call not yet answered gets the error), and refuses later calls with it:
+   * the end of a stopping node's drain.
+   */
+  cut(reason: GatewayError): void {
+    this.#cut = reason;
+    for (const response of this.#live) response.abort(reason);
   }
 
   async close(): Promise<void> {

@@ -7,8 +7,9 @@ export interface RunningRedis {
   close(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RunningRedis> {
-  const port = await freePort();
+/** On a free port, or on `port` (a server started again where a stopped one was, which its clients reconnect to). */
+export async function startRedis(requested?: number): Promise<RunningRedis> {
+  const port = requested ?? (await freePort());
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],

@@ -56,6 +56,8 @@ export interface Fleet {
   cli(...args: string[]): string;
   /** A new organization with `credits` (a decimal string, as `gateway credits add` takes it) and one key, all by the CLI. */
   createOrg(name: string, credits?: string): FleetOrg;
+  /** Another key of an organization, by the CLI. */
+  createKey(org: string, name: string): { key: string; keyId: string };
   /** The store, opened once from the test (closed in the teardown): to read the ledger. */
   store(): Promise<Store>;
 }
@@ -76,10 +78,10 @@ export async function startFleet(t: Test, options: FleetOptions): Promise<Fleet>
   };
 
   const nodes: FleetNode[] = [];
-  let front: RunningNginx | undefined;
-  let store: Promise<Store> | undefined;
+  /** What the teardown stops, once started. */
+  const started: { front?: RunningNginx; store?: Promise<Store> } = {};
   t.teardown(async () => {
-    await front?.close();
+    await started.front?.close();
     // SIGKILL: the teardown needs no drain, and a failed test may have left streams open.
     await Promise.all(
       nodes.map((node) => {
@@ -87,7 +89,7 @@ export async function startFleet(t: Test, options: FleetOptions): Promise<Fleet>
         return node.exit;
       }),
     );
-    await (await store)?.close();
+    await (await started.store)?.close();
     await backends.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -98,15 +100,21 @@ export async function startFleet(t: Test, options: FleetOptions): Promise<Fleet>
     return result;
   };
   const cli = (...args: string[]): string => run(...args).out;
-  // As the guide says, before the first start: the store's schema, and an organization made with the
-  // CLI. Nodes starting together on an empty store would each apply the migrations and each make the
-  // first-start `demo` organization, and all but one would fail.
+  const createKey = (org: string, name: string): { key: string; keyId: string } => {
+    const created = run('keys', 'create', org, name);
+    const keyId = /created key (\S+)/.exec(created.err)?.[1];
+    if (keyId === undefined) throw new Error(`gateway keys create: no key id in ${created.err}`);
+    return { key: created.out.trim(), keyId };
+  };
+  // As the guide says: the store is made before the nodes start together (nodes starting on an empty
+  // SQLite store each apply the migrations, and all but one exit), with a first organization by the CLI.
   cli('orgs', 'create', 'operators');
-  const started = await Promise.allSettled(Array.from({ length: options.nodes ?? 3 }, () => startGatewayProcess(env)));
-  for (const result of started) if (result.status === 'fulfilled') nodes.push(fleetNode(result.value));
-  const failure = started.find((result) => result.status === 'rejected');
+  const starts = await Promise.allSettled(Array.from({ length: options.nodes ?? 3 }, () => startGatewayProcess(env)));
+  for (const result of starts) if (result.status === 'fulfilled') nodes.push(fleetNode(result.value));
+  const failure = starts.find((result) => result.status === 'rejected');
   if (failure) throw failure.reason;
-  front = await startNginx(nodes.map((node) => node.address));
+  const front = await startNginx(nodes.map((node) => node.address));
+  started.front = front;
 
   return {
     backends,
@@ -117,14 +125,12 @@ export async function startFleet(t: Test, options: FleetOptions): Promise<Fleet>
     createOrg(name, credits) {
       const [orgId] = cli('orgs', 'create', name).trim().split('\t');
       if (credits !== undefined) cli('credits', 'add', name, credits);
-      const created = run('keys', 'create', name, 'fleet');
-      const keyId = /created key (\S+)/.exec(created.err)?.[1];
-      if (keyId === undefined) throw new Error(`gateway keys create: no key id in ${created.err}`);
-      return { orgId: orgId!, key: created.out.trim(), keyId };
+      return { orgId: orgId!, ...createKey(name, 'fleet') };
     },
+    createKey,
     store() {
-      store ??= openFleetStore(backends.store);
-      return store;
+      started.store ??= openFleetStore(backends.store);
+      return started.store;
     },
   };
 }

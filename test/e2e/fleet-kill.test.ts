@@ -170,11 +170,11 @@ async function killUnderLoad(t: Test, fleet: Fleet): Promise<void> {
       .where('state', '=', 'held')
       .executeTakeFirstOrThrow()
       .then((row) => Number(row.n));
-  const openAtKill = rows.filter((row) => row.state === 'held').length;
+  const openWhenStopped = rows.filter((row) => row.state === 'held').length;
   while ((await held()) > 0 && performance.now() - killedAt < 20_000)
     await new Promise((resolve) => setTimeout(resolve, 50));
   t.comment(
-    `the sweep released the dead node's open holds (${openAtKill} open when the load stopped) ` +
+    `the sweep released the dead node's open holds (${openWhenStopped} open when the load stopped) ` +
       `${Math.round(performance.now() - killedAt)} ms after the kill`,
   );
   t.equal(await held(), 0, 'after the sweep no hold is open');

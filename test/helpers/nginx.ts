@@ -61,7 +61,7 @@ export async function startNginx(nodes: readonly string[]): Promise<RunningNginx
 master_process off;
 error_log stderr warn;
 pid ${join(dir, 'nginx.pid')};
-events { worker_connections 4096; }
+events { worker_connections 1000; }
 http {
   access_log off;
   ${temp('client_body')} ${temp('proxy')} ${temp('fastcgi')} ${temp('uwsgi')} ${temp('scgi')}

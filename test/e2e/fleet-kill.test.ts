@@ -1,0 +1,215 @@
+// kill -9 of one node of a fleet under load: clients call through nginx (every dialect, streamed and
+// not) while one of three nodes is killed with SIGKILL, its streams in flight. Every response a client
+// received completely has its settled ledger row with the usage it reported; nginx sends the rest of
+// the load to the two nodes left; the holds the dead node left open are released by the sweep of the
+// others, and then balance = credits added − settled costs, with no hold open. Each scenario runs once
+// per kind of shared store and Redis (FLEET_BACKENDS).
+import t, { type Test } from 'tap';
+import type { DialectName } from '../../proxy/dialect.js';
+import { startSim, type RunningSim } from '../../sim/server.js';
+import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
+
+const CLIENTS = 48;
+const CREDITS = '1000';
+// The surviving nodes release a hold older than orphan_hold_ms that they are not metering themselves,
+// looking every sweep_interval_ms: 4 s is well past the longest request here (under 1 s).
+const CONFIG = `plugins:
+  - name: auth
+  - name: meter
+    options: { orphan_hold_ms: 4000, sweep_interval_ms: 200 }
+`;
+
+interface Sent {
+  /** The x-request-id, when the gateway's response head arrived. */
+  id: string | undefined;
+  stream: boolean;
+  status: number | undefined;
+  complete: boolean;
+  tokens: LedgerTokens | undefined;
+  label: string;
+}
+
+let sim: RunningSim;
+t.before(async () => {
+  sim = await startSim({ itlMs: 5, outputTokens: 24 });
+});
+t.teardown(() => sim.close());
+
+/** One client through nginx: requests back to back, rotating dialect and streaming, until `stop`. */
+async function client(
+  fleet: Fleet,
+  key: string,
+  index: number,
+  sent: Sent[],
+  stop: { now: boolean },
+  completed: () => void,
+): Promise<void> {
+  for (let n = index; !stop.now; n++) {
+    const dialect: DialectName = DIALECTS[n % 3]!;
+    const stream = Math.floor(n / 3) % 2 === 0;
+    const record: Sent = {
+      id: undefined,
+      stream,
+      status: undefined,
+      complete: false,
+      tokens: undefined,
+      label: `${dialect} ${stream ? 'stream' : 'body'}`,
+    };
+    sent.push(record);
+    try {
+      const response = await fetch(fleet.front.url + PATHS[dialect], {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(requestBody(dialect, stream, `Say something about fleets, number ${n}.`, 40)),
+      });
+      record.status = response.status;
+      record.id = response.headers.get('x-request-id') ?? undefined;
+      const answer = await readAnswer(dialect, stream, response);
+      record.complete = answer.complete;
+      record.tokens = answer.tokens;
+      if (answer.complete) completed();
+    } catch {
+      // nginx cut the connection: the node behind it died mid-answer. The next request goes on.
+    }
+  }
+}
+
+/** Counts completions and resolves `at(n)` once n have completed. */
+function completions(): { count(): void; at(n: number): Promise<void>; total(): number } {
+  let total = 0;
+  const waiting: Array<{ n: number; resolve: () => void }> = [];
+  return {
+    count() {
+      total++;
+      for (const waiter of waiting.filter((w) => w.n <= total)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    },
+    at(n) {
+      return n <= total ? Promise.resolve() : new Promise((resolve) => waiting.push({ n, resolve }));
+    },
+    total: () => total,
+  };
+}
+
+async function killUnderLoad(t: Test, fleet: Fleet): Promise<void> {
+  const org = fleet.createOrg('loaded', CREDITS);
+  const sent: Sent[] = [];
+  const stop = { now: false };
+  const done = completions();
+  const clients = Array.from({ length: CLIENTS }, (_, i) => client(fleet, org.key, i, sent, stop, done.count));
+
+  // Kill as a random completion past the 150th lands: the other requests are then at any phase.
+  const killAt = 150 + Math.floor(Math.random() * CLIENTS);
+  await done.at(killAt);
+  const [victim] = fleet.nodes;
+  victim!.child.kill('SIGKILL');
+  await victim!.exit;
+  const killedAt = performance.now();
+  const sentBeforeKill = sent.length;
+  // The fleet serves on: 100 more complete answers through nginx, from the two nodes left.
+  await done.at(done.total() + 100);
+  stop.now = true;
+  await Promise.all(clients);
+
+  const completed = sent.filter((record) => record.complete);
+  const cutStreams = sent.filter((record) => record.stream && record.status === 200 && !record.complete);
+  const failedAfterKill = sent.slice(sentBeforeKill).filter((record) => !record.complete);
+  t.comment(
+    `${sent.length} requests, ${completed.length} complete; the kill cut ${cutStreams.length} streams in flight; ` +
+      `requests sent after the kill that did not complete: ${failedAfterKill.length}`,
+  );
+  t.ok(cutStreams.length > 0, 'the killed node had streams in flight');
+  t.same(
+    failedAfterKill.map((record) => `${record.label} ${record.status ?? 'no answer'}`),
+    [],
+    'after the kill, nginx sends every request to a node that answers it',
+  );
+
+  const store = await fleet.store();
+  const rows = await store.db.selectFrom('usage').selectAll().where('org_id', '=', org.orgId).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const lost: string[] = [];
+  const differing: string[] = [];
+  for (const record of completed) {
+    const row = byId.get(record.id!);
+    if (row === undefined || row.state !== 'settled') {
+      lost.push(`${record.label} ${record.id} (${row?.state ?? 'no row'})`);
+      continue;
+    }
+    const tokens: LedgerTokens = {
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      cache_read_tokens: row.cache_read_tokens,
+      cache_write_tokens: row.cache_write_tokens,
+    };
+    if (JSON.stringify(tokens) !== JSON.stringify(record.tokens))
+      differing.push(
+        `${record.label} ${record.id}: row ${JSON.stringify(tokens)}, answer ${JSON.stringify(record.tokens)}`,
+      );
+  }
+  t.same(lost, [], 'every complete answer has its settled ledger row: none lost');
+  t.same(differing, [], 'with the usage the answer reported');
+  const headerless = sent.filter((record) => record.id === undefined).length;
+  const known = new Set(sent.map((record) => record.id));
+  const unknownSettled = rows.filter((row) => row.state === 'settled' && !known.has(row.id)).length;
+  t.ok(
+    unknownSettled <= headerless,
+    `settled rows no client saw (${unknownSettled}) are at most the requests whose head never arrived (${headerless})`,
+  );
+
+  // The sweep: the holds the dead node left are released by the others, once older than orphan_hold_ms.
+  const held = (): Promise<number> =>
+    store.db
+      .selectFrom('usage')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('org_id', '=', org.orgId)
+      .where('state', '=', 'held')
+      .executeTakeFirstOrThrow()
+      .then((row) => Number(row.n));
+  const openWhenStopped = rows.filter((row) => row.state === 'held').length;
+  while ((await held()) > 0 && performance.now() - killedAt < 20_000)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  t.comment(
+    `the sweep released the dead node's open holds (${openWhenStopped} open when the load stopped) ` +
+      `${Math.round(performance.now() - killedAt)} ms after the kill`,
+  );
+  t.equal(await held(), 0, 'after the sweep no hold is open');
+
+  const after = await store.db.selectFrom('usage').selectAll().where('org_id', '=', org.orgId).execute();
+  const completedIds = new Set(completed.map((record) => record.id));
+  t.same(
+    after.filter((row) => row.state === 'released' && completedIds.has(row.id)).map((row) => row.id),
+    [],
+    'no complete answer had its hold released instead of settled',
+  );
+  const settled = after.filter((row) => row.state === 'settled').reduce((sum, row) => sum + Number(row.cost_micros), 0);
+  const { balanceMicros } = await store.orgs.get(org.orgId);
+  t.equal(
+    balanceMicros,
+    Number(CREDITS) * 1_000_000 - settled,
+    'balance = credits added − settled costs (open holds: 0)',
+  );
+  t.match(
+    fleet.cli('ledger', 'check'),
+    new RegExp(`${org.orgId}\\t.*\\theld 0 credits\\tdiscrepancy 0 credits`),
+    '`gateway ledger check` agrees: no hold open, no discrepancy',
+  );
+  t.comment(
+    `final balance ${balanceMicros} micro-credits = ${CREDITS} credits − ${settled} settled; ` +
+      `${after.filter((row) => row.state === 'released').length} holds released`,
+  );
+}
+
+for (const backends of FLEET_BACKENDS) {
+  t.test(backends.label, async (t) => {
+    const fleet = await startFleet(t, { backends, upstreamUrl: `${sim.url}/v1`, config: CONFIG });
+    await t.test(
+      'kill -9 of a node under load loses no settled ledger row, and the sweep leaves balance = added − settled',
+      (t) => killUnderLoad(t, fleet),
+    );
+  });
+}

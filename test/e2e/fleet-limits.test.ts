@@ -1,0 +1,123 @@
+// Limits across a fleet of three gateway processes behind nginx: an organization whose tier allows 50
+// requests a minute gets exactly 50 of 150 concurrent calls served, whichever node each lands on; and
+// 30 concurrent calls on a balance worth exactly three holds never take it below zero by more than the
+// documented bound (docs/credits-and-ledger.md: one admission that found the balance positive, by at
+// most its hold), with the books balanced after. Each scenario runs once per kind of shared store and
+// Redis (FLEET_BACKENDS).
+import t, { type Test } from 'tap';
+import { startSim, type RunningSim } from '../../sim/server.js';
+import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
+import { startFleet, type Fleet } from '../helpers/fleet.js';
+import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
+
+const LIMIT = 50;
+const CALLS = 150;
+// Output at a credit per thousand tokens and input free: a hold of max_tokens (10) is 10,000
+// micro-credits, and the sim's answer is cut at max_tokens, so a request costs exactly its hold.
+const MAX_TOKENS = 10;
+const HOLD_MICROS = 10_000;
+const CONFIG = `pricing: { input_per_mtok: 0, output_per_mtok: 1000 }
+limits:
+  window_ms: 60000
+  tiers:
+    - { name: Start, from_spend: 0, requests_per_minute: ${LIMIT}, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
+plugins:
+  - name: auth
+  - name: ratelimit
+  - name: meter
+`;
+
+let sim: RunningSim;
+t.before(async () => {
+  sim = await startSim({});
+});
+t.teardown(() => sim.close());
+
+/** `count` concurrent non-streamed calls through nginx, rotating the dialects: how many got each status. */
+async function burst(fleet: Fleet, key: string, count: number): Promise<Record<number, number>> {
+  const statuses = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const dialect = DIALECTS[i % DIALECTS.length]!;
+      const response = await fetch(fleet.front.url + PATHS[dialect], {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(requestBody(dialect, false, 'Tell me about limits.', MAX_TOKENS)),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/** The nodes' log lines for the organization's generation calls: how many each node answered. */
+function servedPerNode(fleet: Fleet, orgId: string): number[] {
+  return fleet.nodes.map(
+    (node) => node.logs.filter((entry) => entry.org === orgId && typeof entry.status === 'number').length,
+  );
+}
+
+/** `gateway ledger check`'s line for an organization, in micro-credits. */
+function audit(fleet: Fleet, orgId: string): Record<'balance' | 'added' | 'settled' | 'held' | 'discrepancy', number> {
+  const line = fleet
+    .cli('ledger', 'check')
+    .split('\n')
+    .find((row) => row.startsWith(`${orgId}\t`));
+  if (line === undefined) throw new Error(`gateway ledger check has no line for ${orgId}`);
+  const micros = (name: string): number => {
+    const value = new RegExp(`${name} (-?[0-9.]+) credits`).exec(line)?.[1];
+    if (value === undefined) throw new Error(`no ${name} in ${line}`);
+    return Math.round(Number(value) * 1_000_000);
+  };
+  return {
+    balance: micros('balance'),
+    added: micros('added'),
+    settled: micros('settled'),
+    held: micros('held'),
+    discrepancy: micros('discrepancy'),
+  };
+}
+
+async function exactlyTheLimit(t: Test, fleet: Fleet): Promise<void> {
+  const org = fleet.createOrg('limited', '100');
+  t.same(await burst(fleet, org.key, CALLS), { 200: LIMIT, 429: CALLS - LIMIT });
+  const perNode = servedPerNode(fleet, org.orgId);
+  t.comment(`calls answered per node: ${perNode.join(' / ')}`);
+  t.ok(perNode.filter((count) => count > 0).length >= 2, 'nginx spread the calls over the nodes');
+}
+
+async function noOverdraft(t: Test, fleet: Fleet): Promise<void> {
+  const org = fleet.createOrg('three-holds', ((3 * HOLD_MICROS) / 1_000_000).toFixed(6));
+  const counts = await burst(fleet, org.key, 30);
+  const served = counts[200] ?? 0;
+  t.equal(served + (counts[402] ?? 0), 30, `every call is served or gets 402 (${JSON.stringify(counts)})`);
+  t.ok(served >= 3, `the three calls the balance covers are served (${served} were)`);
+  const books = audit(fleet, org.orgId);
+  t.comment(
+    `30 calls on 3 holds: ${served} × 200, ${counts[402] ?? 0} × 402, final balance ${books.balance} micro-credits`,
+  );
+  t.ok(
+    books.balance >= -HOLD_MICROS,
+    `the balance is not below zero by more than one hold (${books.balance} ≥ −${HOLD_MICROS})`,
+  );
+  t.same(
+    { held: books.held, discrepancy: books.discrepancy, balance: books.added - books.settled - books.held },
+    { held: 0, discrepancy: 0, balance: books.balance },
+    'balance = Σ credits added − Σ settled − Σ open holds, with no hold left open',
+  );
+  t.equal(books.settled, served * HOLD_MICROS, 'each served call paid its cost');
+}
+
+for (const backends of FLEET_BACKENDS) {
+  t.test(backends.label, async (t) => {
+    const fleet = await startFleet(t, { backends, upstreamUrl: `${sim.url}/v1`, config: CONFIG });
+    await t.test('150 concurrent calls through nginx with a limit of 50 a minute: exactly 50 × 200, 100 × 429', (t) =>
+      exactlyTheLimit(t, fleet),
+    );
+    await t.test('30 concurrent calls on a balance worth three holds never overdraw beyond one hold', (t) =>
+      noOverdraft(t, fleet),
+    );
+  });
+}

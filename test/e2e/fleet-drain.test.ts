@@ -17,8 +17,6 @@ import {
 } from '../helpers/metered-answers.js';
 
 // The drain (server.drain_timeout_ms) is another branch's work: the lead removes this after the merge.
-const DRAIN_PENDING = 'needs the SIGTERM drain (server.drain_timeout_ms), which is built on another branch';
-
 const STREAMS = 6;
 const CLIENTS = 12;
 const CONFIG = `server: { drain_timeout_ms: 20000 }
@@ -151,7 +149,7 @@ async function drainUnderLoad(t: Test, fleet: Fleet): Promise<void> {
 }
 
 for (const backends of FLEET_BACKENDS) {
-  t.test(backends.label, { skip: DRAIN_PENDING }, async (t) => {
+  t.test(backends.label, async (t) => {
     const fleet = await startFleet(t, { backends, upstreamUrl: `${sim.url}/v1`, config: CONFIG });
     await t.test(
       'SIGTERM of a node under load: its streams finish, it exits 0, their rows settle, nginx serves on',

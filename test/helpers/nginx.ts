@@ -1,6 +1,6 @@
 // A real nginx (Debian's; .ci/run installs nginx-light) in front of gateway nodes, with the documented
-// configuration, docs/nginx/gateway.conf: its upstream's `server` lines become one per node (with the
-// first line's parameters) and its `listen` line a free loopback port; nothing else changes. nginx runs
+// configuration, docs/nginx/gateway.conf, rendered for the test's nodes as the fleet bench renders it
+// (bench/fleet-nginx.ts): only the upstream's `server` lines and the `listen` line change. nginx runs
 // in the foreground as one process (no master, no daemon), with its pid, logs and temporary files in a
 // temporary directory, so it needs no root and touches nothing of the system's nginx.
 import { spawn } from 'node:child_process';
@@ -8,11 +8,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../config/package-root.js';
+import { DOCUMENTED_CONF, mainConf, renderGatewayConf } from '../../bench/fleet-nginx.js';
 import { freePort } from './free-port.js';
 
 const NGINX = '/usr/sbin/nginx';
-export const DOCUMENTED_CONF = join(packageRoot(), 'docs', 'nginx', 'gateway.conf');
 
 export interface RunningNginx {
   /** http://127.0.0.1:PORT */
@@ -20,30 +19,6 @@ export interface RunningNginx {
   /** What nginx wrote to its error log (stderr) so far: upstream failures are there. */
   errors(): string;
   close(): Promise<void>;
-}
-
-const SERVER_LINE = /^([ \t]*)server[ \t]+\d{1,3}(?:\.\d{1,3}){3}:\d+([^;\n]*);[ \t]*\n/gm;
-const LISTEN_LINE = /^([ \t]*)listen[ \t]+80;/m;
-
-/**
- * The documented file with `nodes` (host:port) as the upstream's servers and `listen` as its address.
- * Throws if the file no longer has the lines it replaces, so the test cannot silently run another setup.
- */
-export function renderGatewayConf(template: string, nodes: readonly string[], listen: string): string {
-  const servers = [...template.matchAll(SERVER_LINE)];
-  if (servers.length === 0) throw new Error('docs/nginx/gateway.conf: no `server ADDRESS:PORT …;` line to replace');
-  if (!LISTEN_LINE.test(template)) throw new Error('docs/nginx/gateway.conf: no `listen 80;` line to replace');
-  const [first] = servers;
-  const [, indent, parameters] = first!;
-  const lines = nodes.map((node) => `${indent}server ${node}${parameters};\n`).join('');
-  let replaced = false;
-  return template
-    .replace(SERVER_LINE, () => {
-      if (replaced) return '';
-      replaced = true;
-      return lines;
-    })
-    .replace(LISTEN_LINE, (_line, space: string) => `${space}listen ${listen};`);
 }
 
 /** Starts nginx with the documented configuration in front of `nodes` (host:port each). */
@@ -54,21 +29,7 @@ export async function startNginx(nodes: readonly string[]): Promise<RunningNginx
     join(dir, 'gateway.conf'),
     renderGatewayConf(readFileSync(DOCUMENTED_CONF, 'utf8'), nodes, `127.0.0.1:${port}`),
   );
-  const temp = (name: string): string => `${name}_temp_path ${join(dir, name)};`;
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `daemon off;
-master_process off;
-error_log stderr warn;
-pid ${join(dir, 'nginx.pid')};
-events { worker_connections 1000; }
-http {
-  access_log off;
-  ${temp('client_body')} ${temp('proxy')} ${temp('fastcgi')} ${temp('uwsgi')} ${temp('scgi')}
-  include ${join(dir, 'gateway.conf')};
-}
-`,
-  );
+  writeFileSync(join(dir, 'nginx.conf'), mainConf(dir, join(dir, 'gateway.conf')));
   const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -48,6 +48,9 @@ export function createRedisClient(target: RedisTarget, options: RedisClientOptio
     ...common,
     // A Cluster's own queue (while no master answers at all) has no timeout: refuse at once instead.
     enableOfflineQueue: false,
+    // Its ready check asks CLUSTER INFO of one master picked at random, the pool's lost master as well:
+    // then a node (or the CLI) would fail to connect one time in three while a master is lost.
+    enableReadyCheck: false,
     // Every command on the master of its slot: a script's reads and writes are one atomic step.
     scaleReads: 'master',
     // While no seed answers, try again every 0.2 s at first, then every 2 s.

@@ -26,6 +26,8 @@ export interface RunningRedisCluster {
   restartMaster(i: number): Promise<void>;
   /** The index of the master serving a key's slot. */
   masterOf(key: string): Promise<number>;
+  /** What `redis-cli` answers master `i` (e.g. `client list type pubsub`). */
+  cli(i: number, ...args: string[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export async function startRedisCluster(): Promise<RunningRedisCluster> {
       if (i < 0) throw new Error(`no master serves slot ${slot}`);
       return i;
     },
+    cli: (i, ...args) => cli(ports[i]!, ...args),
     close,
   };
 }

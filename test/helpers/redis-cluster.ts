@@ -14,7 +14,7 @@ const run = promisify(execFile);
 /** How long the cluster may take to form, or to heal after a master comes back. */
 const SETTLE_TIMEOUT_MS = 20_000;
 /** How long a master may go unanswered before the others mark it failed (cluster-node-timeout). */
-export const CLUSTER_NODE_TIMEOUT_MS = 1000;
+const CLUSTER_NODE_TIMEOUT_MS = 1000;
 
 export interface RunningRedisCluster {
   /** The masters' URLs, `redis://127.0.0.1:PORT`: the seeds for `redis.cluster`. */
@@ -33,14 +33,12 @@ export interface RunningRedisCluster {
 
 export async function startRedisCluster(): Promise<RunningRedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-cluster-'));
-  const ports: number[] = [];
-  const busPorts: number[] = [];
-  // One by one: freePort releases the port it found, so two calls at once could find the same one.
-  for (let i = 0; i < 6; i++) {
-    const port = await freePort();
-    if (ports.includes(port) || busPorts.includes(port)) i--;
-    else (i < 3 ? ports : busPorts).push(port);
-  }
+  // Six different ports, three for the masters and three for their cluster buses (freePort releases
+  // the port it finds, so it may find one twice).
+  const found = new Set<number>();
+  while (found.size < 6) found.add(await freePort());
+  const ports = [...found].slice(0, 3);
+  const busPorts = [...found].slice(3);
   const children: Array<ChildProcess | undefined> = [];
   const startMaster = async (i: number): Promise<void> => {
     children[i] = await startServer([
@@ -113,7 +111,11 @@ async function whole(ports: number[]): Promise<void> {
         return (
           info.includes('cluster_state:ok') &&
           lines.length === ports.length &&
-          lines.every((line) => line.includes(' connected') && !/\bfail\??\b/.test(line.split(' ')[2] ?? ''))
+          lines.every((line) => {
+            // id, address, flags (master,fail? or master,fail when it is thought lost), …, link state, slots
+            const flags = (line.split(' ')[2] ?? '').split(',');
+            return line.includes(' connected') && !flags.includes('fail') && !flags.includes('fail?');
+          })
         );
       }),
     ).catch(() => [false]);

@@ -53,7 +53,21 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
     throw new ConfigError(
       `${locate(['model', 'aliases'])}: key 'model.aliases' names '${id}', which is model.id itself`,
     );
+  checkRedis(merged.redis, locate);
   return { config: merged, baseDir: file === undefined ? process.cwd() : dirname(resolve(file)), locate };
+}
+
+/** One Redis server or one Redis Cluster; a cluster's masters all speak TLS or none do. */
+function checkRedis(redis: GatewayConfig['redis'], locate: (path: ConfigPath) => string): void {
+  if (redis.url !== undefined && redis.cluster !== undefined)
+    throw new ConfigError(
+      `${locate(['redis', 'url'])}: key 'redis.url' and ${locate(['redis', 'cluster'])}: key 'redis.cluster' are both set: give one Redis server or the seeds of one Redis Cluster`,
+    );
+  const schemes = new Set(redis.cluster?.map((url) => url.slice(0, url.indexOf(':'))));
+  if (schemes.size > 1)
+    throw new ConfigError(
+      `${locate(['redis', 'cluster'])}: key 'redis.cluster' mixes redis:// and rediss:// seeds: the masters use TLS or not, all alike`,
+    );
 }
 
 function readSource(file: string): Source {
@@ -126,6 +140,14 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
   if (env.GATEWAY_LOG_LEVEL) assign('GATEWAY_LOG_LEVEL', ['log', 'level'], env.GATEWAY_LOG_LEVEL);
   if (env.GATEWAY_DATA_DIR) assign('GATEWAY_DATA_DIR', ['data_dir'], env.GATEWAY_DATA_DIR);
   if (env.GATEWAY_REDIS_URL) assign('GATEWAY_REDIS_URL', ['redis', 'url'], env.GATEWAY_REDIS_URL);
+  if (env.GATEWAY_REDIS_CLUSTER)
+    assign(
+      'GATEWAY_REDIS_CLUSTER',
+      ['redis', 'cluster'],
+      env.GATEWAY_REDIS_CLUSTER.split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    );
   if (env.GATEWAY_SMTP_URL) assign('GATEWAY_SMTP_URL', ['mail', 'url'], env.GATEWAY_SMTP_URL);
   if (env.GATEWAY_ADMIN_HOST) assign('GATEWAY_ADMIN_HOST', ['admin', 'host'], env.GATEWAY_ADMIN_HOST);
   if (env.GATEWAY_ADMIN_PORT)

@@ -229,6 +229,11 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
       additionalProperties: false,
       properties: {
         url: optional({ type: 'string', pattern: '^rediss?://' }),
+        cluster: optional({
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string', pattern: '^rediss?://' },
+        }),
         key_prefix: optional({ type: 'string' }),
       },
     },

@@ -83,8 +83,11 @@ export interface GatewayConfig {
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;
-  /** Shared state between gateway nodes: key revocations now (and rate-limit counters). Unset: each node alone. */
-  redis: { url?: string; key_prefix?: string };
+  /**
+   * Shared state between gateway nodes (revocations, rate-limit counters, the prompt-cache registry, the
+   * e-mail lock): one Redis server (`url`) or a Redis Cluster (`cluster`, seed URLs), not both. Unset: each node alone.
+   */
+  redis: { url?: string; cluster?: string[]; key_prefix?: string };
   /** The admin API and dashboard listener; it runs only when the token variable is set. */
   admin: { host: string; port: number; token_env: string; session_ttl_ms: number };
   /** Rate limits: the response-header prefix, the window, and the tiers by lifetime spend (spec §8.1). */

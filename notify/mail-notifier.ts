@@ -3,9 +3,9 @@
 // what it sent; with Redis, `SET <prefix>mail:output-blocked:<org> 1 NX PX <interval>` decides which
 // node sends, so several nodes send once. Sending is fire and forget: outputTokensBlocked returns at
 // once and never throws; a failure is logged and releases the claim, so a later block tries again.
-import type { Redis } from 'ioredis';
 import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';
+import type { RedisClient } from '../store/redis-client.js';
 import type { Store } from '../store/store.js';
 import type { LimitNotifier, OutputLimitNotice } from './notifier.js';
 
@@ -15,7 +15,7 @@ export interface MailNotifierOptions {
   from: string;
   store(): Promise<Store>;
   /** The shared Redis client, when there is one. */
-  redis(): Redis | undefined;
+  redis(): RedisClient | undefined;
   /** Prefix of the Redis key names (`redis.key_prefix`). */
   keyPrefix: string;
   log?: Logger;

@@ -1,11 +1,11 @@
 // What a plugin module is to the gateway that loads it (plugins/load-plugins.ts): a factory, the JSON
 // Schema of its options, the plugins it must follow; and what the factory gets: the configuration and
 // the process's shared services. The chain itself only knows the Plugin it returns (proxy/plugin.ts).
-import type { Redis } from 'ioredis';
 import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { ChatRequest, JsonObject } from '../proxy/canonical.js';
 import type { Plugin } from '../proxy/plugin.js';
+import type { RedisClient } from '../store/redis-client.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
 
@@ -22,8 +22,8 @@ export interface PluginContext {
   store(): Promise<Store>;
   /** Where key revocations are announced (to every node, with Redis). */
   readonly revocations: RevocationBus;
-  /** The shared Redis client when `redis.url` is set (rate-limit counters), else undefined. */
-  redis(): Redis | undefined;
+  /** The shared Redis (or Redis Cluster) client when `redis.url` or `redis.cluster` is set, else undefined. */
+  redis(): RedisClient | undefined;
   /** Tells an organization's members that output tokens block it (e-mail, at most hourly). */
   readonly notifier: LimitNotifier;
   /** The gateway's token counter (the one count_tokens uses): a canonical request's prompt tokens, exactly as the upstream will count them. */

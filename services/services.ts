@@ -1,37 +1,38 @@
 // What the gateway's parts share in one process: the store (opened on first use, so a gateway without
-// auth never loads SQLite), the revocation bus (over Redis when `redis.url` is set), one Redis client
-// for shared counters, and the notifier.
-import type { Redis } from 'ioredis';
+// auth never loads SQLite), the revocation bus (over Redis when `redis.url` or `redis.cluster` is set),
+// one Redis client for shared counters, and the notifier.
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
 import type { GatewayConfig } from '../config/types.js';
 import { LogNotifier } from '../notify/log-notifier.js';
 import type { LimitNotifier } from '../notify/notifier.js';
+import type { RedisClient, RedisTarget } from '../store/redis-client.js';
 import { LocalRevocationBus, type RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
 
 export interface Services {
   store(): Promise<Store>;
-  /** One shared Redis client (auto-pipelined) when `redis.url` is set, else undefined; connected on first call. */
-  redis(): Redis | undefined;
+  /** One shared Redis (or Redis Cluster) client, auto-pipelined, when Redis is configured, else undefined; connected on first call. */
+  redis(): RedisClient | undefined;
   readonly revocations: RevocationBus;
   readonly notifier: LimitNotifier;
   close(): Promise<void>;
 }
 
 export async function openServices(config: GatewayConfig, dataDir: string, log?: Logger): Promise<Services> {
-  // Loaded only with a URL: ioredis is about 7 MB of resident memory that a node alone never uses.
-  const ioredis = config.redis.url === undefined ? undefined : await import('ioredis');
+  const target = redisTargetOf(config);
+  // Loaded only with Redis: ioredis is about 7 MB of resident memory that a node alone never uses.
+  const redisClient = target === undefined ? undefined : await import('../store/redis-client.js');
   const revocations = await openRevocationBus(config, log);
   // The notifier reads the store and Redis through the services, when a notice comes.
   const notifier = await openNotifier(config, { store: () => services.store(), redis: () => services.redis(), log });
   let opened: Promise<Store> | undefined;
-  let client: Redis | undefined;
+  let client: RedisClient | undefined;
   const services: Services = {
     redis() {
-      if (config.redis.url === undefined || ioredis === undefined) return undefined;
+      if (target === undefined || redisClient === undefined) return undefined;
       if (client === undefined) {
-        client = new ioredis.Redis(config.redis.url, { enableAutoPipelining: true });
+        client = redisClient.createRedisClient(target, { autoPipelining: true });
         client.on('error', (error: Error) => log?.warn({ err: error.message }, 'redis: error (reconnecting)'));
       }
       return client;
@@ -55,7 +56,7 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
 /** E-mail (nodemailer, loaded only then) when `mail.url` is set; else notices go to the log. */
 async function openNotifier(
   config: GatewayConfig,
-  parts: { store(): Promise<Store>; redis(): Redis | undefined; log: Logger | undefined },
+  parts: { store(): Promise<Store>; redis(): RedisClient | undefined; log: Logger | undefined },
 ): Promise<LimitNotifier> {
   if (config.mail.url === undefined) return new LogNotifier(parts.log);
   const { MailNotifier } = await import('../notify/mail-notifier.js');
@@ -69,17 +70,25 @@ async function openNotifier(
   });
 }
 
-/** The bus revocations travel on: Redis pub/sub with `redis.url`, this process alone without. */
+/** The bus revocations travel on: Redis pub/sub with Redis configured, this process alone without. */
 export async function openRevocationBus(config: GatewayConfig, log?: Logger): Promise<RevocationBus> {
-  if (config.redis.url === undefined) return new LocalRevocationBus();
+  const target = redisTargetOf(config);
+  if (target === undefined) return new LocalRevocationBus();
   const { RedisRevocationBus } = await import('../store/redis-revocations.js');
   try {
     return await RedisRevocationBus.connect({
-      url: config.redis.url,
+      target,
       prefix: config.redis.key_prefix ?? 'gateway:',
       ...(log ? { log } : {}),
     });
   } catch (error) {
-    throw new ConfigError(`redis.url: ${(error as Error).message}`);
+    throw new ConfigError(`${'url' in target ? 'redis.url' : 'redis.cluster'}: ${(error as Error).message}`);
   }
+}
+
+/** Where the configured Redis is: one server (`redis.url`), a cluster's seeds (`redis.cluster`), or none. */
+function redisTargetOf(config: GatewayConfig): RedisTarget | undefined {
+  if (config.redis.cluster !== undefined) return { cluster: config.redis.cluster };
+  if (config.redis.url !== undefined) return { url: config.redis.url };
+  return undefined;
 }

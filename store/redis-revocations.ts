@@ -1,20 +1,23 @@
 // Revocations over Redis pub/sub: one channel, the key id as the message. A node delivers its own
 // revocations locally at once (so Redis being down never delays them here) and publishes them for the
-// others; its subscriber hears its own message too, which only drops an entry already dropped.
-import { Redis } from 'ioredis';
+// others; its subscriber hears its own message too, which only drops an entry already dropped. On a
+// Redis Cluster, a message published on any master reaches the subscribers of every master (PUBLISH is
+// broadcast over the cluster bus), so each node subscribes on one master of its choosing, and on another
+// if that one is lost.
 import type { Logger } from 'pino';
+import { createRedisClient, describeRedisTarget, type RedisClient, type RedisTarget } from './redis-client.js';
 import { LocalRevocationBus } from './revocations.js';
 
 export interface RedisRevocationOptions {
-  url: string;
+  target: RedisTarget;
   /** Prefix of the channel name, shared by every node (config `redis.key_prefix`). */
   prefix: string;
   log?: Logger;
 }
 
 export class RedisRevocationBus extends LocalRevocationBus {
-  private readonly publisher: Redis;
-  private readonly subscriber: Redis;
+  private readonly publisher: RedisClient;
+  private readonly subscriber: RedisClient;
   private readonly channel: string;
   private readonly log: Logger | undefined;
 
@@ -22,10 +25,10 @@ export class RedisRevocationBus extends LocalRevocationBus {
     super();
     this.channel = `${options.prefix}keys:revoked`;
     this.log = options.log;
-    // ioredis reconnects and resubscribes on its own; what is published while a node is cut off reaches it
-    // through its cache TTL instead.
-    this.publisher = new Redis(options.url, { lazyConnect: true, commandTimeout: 2000 });
-    this.subscriber = new Redis(options.url, { lazyConnect: true });
+    // ioredis reconnects and resubscribes on its own (a Cluster on another master when its master is lost);
+    // what is published while a node is cut off reaches it through its cache TTL instead.
+    this.publisher = createRedisClient(options.target, { lazyConnect: true });
+    this.subscriber = createRedisClient(options.target, { lazyConnect: true });
     for (const client of [this.publisher, this.subscriber]) {
       client.on('error', (error: Error) =>
         this.log?.warn({ err: error.message }, 'redis: revocation channel error (reconnecting)'),
@@ -53,7 +56,12 @@ export class RedisRevocationBus extends LocalRevocationBus {
     } catch (error) {
       bus.publisher.disconnect();
       bus.subscriber.disconnect();
-      throw new Error(`cannot reach Redis at ${options.url}: ${(cause ?? (error as Error)).message}`, { cause: error });
+      throw new Error(
+        `cannot reach Redis at ${describeRedisTarget(options.target)}: ${(cause ?? (error as Error)).message}`,
+        {
+          cause: error,
+        },
+      );
     } finally {
       bus.publisher.off('error', remember);
     }
@@ -62,7 +70,7 @@ export class RedisRevocationBus extends LocalRevocationBus {
 
   /**
    * Never fails: the revocation is already in the store, so if Redis cannot take the message within
-   * 2 s the other nodes still drop the key when their cache entry expires (at most 5 s).
+   * COMMAND_TIMEOUT_MS (2 s) the other nodes still drop the key when their cache entry expires (at most 5 s).
    */
   override async publish(keyId: string): Promise<void> {
     this.deliver(keyId);

@@ -1,14 +1,16 @@
 // The prompt-cache registry in Redis, shared by the gateway nodes: one key per organization and
-// prefix, `<prefix>promptcache:<org>:<hash>` → `{"tokens","ttl","expiresAt"}`, expiring with it (PX).
-import type { Redis } from 'ioredis';
+// prefix, `<prefix>promptcache:{<org>}:<hash>` → `{"tokens","ttl","expiresAt"}`, expiring with it (PX).
+// The org id in braces is a Redis Cluster hash tag: an organization's prefixes share one slot, so the
+// one MGET of a lookup goes to one master (keys of several slots in one MGET are a CROSSSLOT error).
+import type { RedisClient } from '../../store/redis-client.js';
 import type { PrefixEntry, PrefixRegistry } from './registry.js';
 
 export class RedisRegistry implements PrefixRegistry {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #now: () => number;
 
-  constructor(redis: Redis, keyPrefix: string, now: () => number = Date.now) {
+  constructor(redis: RedisClient, keyPrefix: string, now: () => number = Date.now) {
     this.#redis = redis;
     this.#prefix = `${keyPrefix}promptcache:`;
     this.#now = now;
@@ -37,7 +39,7 @@ export class RedisRegistry implements PrefixRegistry {
   }
 
   #key(orgId: string, hash: string): string {
-    return `${this.#prefix}${orgId}:${hash}`;
+    return `${this.#prefix}{${orgId}}:${hash}`;
   }
 }
 

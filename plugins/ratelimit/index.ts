@@ -1,5 +1,5 @@
 // The ratelimit plugin: per-organization limits by tier (spec §8), after `auth` in the chain. Options:
-// `backend` (auto: Redis when `redis.url` is set, else in-process; memory; redis) and `tier_cache_ms`
+// `backend` (auto: Redis when `redis.url` or `redis.cluster` is set, else in-process; memory; redis) and `tier_cache_ms`
 // (how long a node trusts an organization's tier, so that requests cost no store read).
 import type { JSONSchemaType } from 'ajv';
 import { ConfigError } from '../../config/errors.js';
@@ -51,16 +51,18 @@ async function openWindow(
   context: PluginContext,
   windowSeconds: number,
 ): Promise<RateWindow> {
-  const useRedis = backend === 'redis' || (backend === 'auto' && context.config.redis.url !== undefined);
-  if (!useRedis) return new MemoryWindow(windowSeconds);
-  const client = context.redis();
-  if (client === undefined)
-    throw new ConfigError("plugin ratelimit: backend 'redis' needs redis.url (or GATEWAY_REDIS_URL)");
+  const client = backend === 'memory' ? undefined : context.redis();
+  if (client === undefined && backend === 'redis')
+    throw new ConfigError(
+      "plugin ratelimit: backend 'redis' needs redis.url or redis.cluster (or GATEWAY_REDIS_URL, GATEWAY_REDIS_CLUSTER)",
+    );
+  if (client === undefined) return new MemoryWindow(windowSeconds);
   try {
     return await redisWindow(client, context.config.redis.key_prefix ?? 'gateway:', windowSeconds);
   } catch (error) {
+    const key = context.config.redis.cluster === undefined ? 'redis.url' : 'redis.cluster';
     throw new ConfigError(
-      `redis.url: the rate limiter cannot reach Redis: ${error instanceof Error ? error.message : String(error)}`,
+      `${key}: the rate limiter cannot reach Redis: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }

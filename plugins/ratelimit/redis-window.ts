@@ -1,11 +1,11 @@
-// The shared backend: the counters in Redis, on the gateway's one ioredis client (auto-pipelined), so
-// every node counts in the same keys; each phase of a call is one Lua script (redis-scripts.ts), so one
-// atomic step and one round trip. The keys of one organization share a hash tag, so this also runs on a
-// Redis Cluster through ioredis' Cluster client. If Redis stops answering, each node counts in its own
-// memory (memory-window.ts) until it is back: the limits then hold per node rather than failing every
-// request.
+// The shared backend: the counters in Redis, on the gateway's one client (auto-pipelined), so every node
+// counts in the same keys; each phase of a call is one Lua script (redis-scripts.ts), so one atomic step
+// and one round trip. The keys of one organization share a hash tag, so on a Redis Cluster its scripts
+// run on the master of that slot. If Redis stops answering (or, on a cluster, the master of an
+// organization's slot is lost), the node counts that organization in its own memory (memory-window.ts)
+// until Redis answers again: the limits then hold per node rather than failing every request.
 import { once } from 'node:events';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../store/redis-client.js';
 import { MemoryWindow } from './memory-window.js';
 import { CHARGE_INPUT, counterKey, OPEN, SETTLE } from './redis-scripts.js';
 import { boundedAmount, type Count, type Counts, type InputCharge, type RateWindow, type Settled } from './window.js';
@@ -19,14 +19,20 @@ type Script = (...keysAndArgs: string[]) => Promise<unknown>;
 /** What the scripts answer: integers, or nil (null) for a counter left alone. */
 type Reply = ReadonlyArray<number | null>;
 
-export async function redisWindow(client: Redis, keyPrefix: string, windowSeconds: number): Promise<RateWindow> {
+/**
+ * After a script of an organization failed, how long it counts in this node's memory before Redis is
+ * asked again: a lost master costs one failed command per organization per second, not one per call.
+ */
+export const RETRY_REDIS_AFTER_MS = 1000;
+
+export async function redisWindow(client: RedisClient, keyPrefix: string, windowSeconds: number): Promise<RateWindow> {
   if (client.status !== 'ready') await once(client, 'ready', { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
   return new RedisWindow(client, keyPrefix, windowSeconds);
 }
 
 export class RedisWindow implements RateWindow {
   readonly windowMs: number;
-  readonly #client: Redis;
+  readonly #client: RedisClient;
   readonly #keyPrefix: string;
   readonly #windowSeconds: string;
   readonly #open: Script;
@@ -34,8 +40,10 @@ export class RedisWindow implements RateWindow {
   readonly #settle: Script;
   /** Where this node counts while Redis is not ready or a script fails. */
   readonly #fallback: MemoryWindow;
+  /** Organizations whose last script failed, and when to ask Redis again. */
+  readonly #failedUntil = new Map<string, number>();
 
-  constructor(client: Redis, keyPrefix: string, windowSeconds: number) {
+  constructor(client: RedisClient, keyPrefix: string, windowSeconds: number) {
     this.windowMs = windowSeconds * 1000;
     this.#client = client;
     this.#keyPrefix = keyPrefix;
@@ -47,7 +55,7 @@ export class RedisWindow implements RateWindow {
   }
 
   async open(orgId: string, requests: number): Promise<Counts> {
-    if (this.#client.status !== 'ready') return this.#fallback.open(orgId, requests);
+    if (!this.#useRedis(orgId)) return this.#fallback.open(orgId, requests);
     let reply: Reply;
     try {
       reply = (await this.#open(
@@ -58,6 +66,7 @@ export class RedisWindow implements RateWindow {
         String(boundedAmount(requests)),
       )) as Reply;
     } catch {
+      this.#failedUntil.set(orgId, Date.now() + RETRY_REDIS_AFTER_MS);
       return this.#fallback.open(orgId, requests);
     }
     const now = Date.now();
@@ -69,7 +78,7 @@ export class RedisWindow implements RateWindow {
   }
 
   async chargeInput(orgId: string, estimate: number, limit: number): Promise<InputCharge> {
-    if (this.#client.status !== 'ready') return this.#fallback.chargeInput(orgId, estimate, limit);
+    if (!this.#useRedis(orgId)) return this.#fallback.chargeInput(orgId, estimate, limit);
     let reply: Reply;
     try {
       reply = (await this.#chargeInput(
@@ -79,6 +88,7 @@ export class RedisWindow implements RateWindow {
         String(limit),
       )) as Reply;
     } catch {
+      this.#failedUntil.set(orgId, Date.now() + RETRY_REDIS_AFTER_MS);
       return this.#fallback.chargeInput(orgId, estimate, limit);
     }
     return { admitted: reply[0] === 1, input: countOf(reply[1], reply[2], Date.now()) };
@@ -86,7 +96,7 @@ export class RedisWindow implements RateWindow {
 
   async settle(orgId: string, input: number | undefined, output: number | undefined): Promise<Settled> {
     if (input === undefined && output === undefined) return {};
-    if (this.#client.status !== 'ready') return this.#fallback.settle(orgId, input, output);
+    if (!this.#useRedis(orgId)) return this.#fallback.settle(orgId, input, output);
     let reply: Reply;
     try {
       reply = (await this.#settle(
@@ -97,6 +107,7 @@ export class RedisWindow implements RateWindow {
         output === undefined ? '' : String(boundedAmount(output)),
       )) as Reply;
     } catch {
+      this.#failedUntil.set(orgId, Date.now() + RETRY_REDIS_AFTER_MS);
       return this.#fallback.settle(orgId, input, output);
     }
     const now = Date.now();
@@ -106,13 +117,22 @@ export class RedisWindow implements RateWindow {
     return settled;
   }
 
+  #useRedis(orgId: string): boolean {
+    if (this.#client.status !== 'ready') return false;
+    const until = this.#failedUntil.get(orgId);
+    if (until === undefined) return true;
+    if (Date.now() < until) return false;
+    this.#failedUntil.delete(orgId);
+    return true;
+  }
+
   #key(kind: keyof Counts, orgId: string): string {
     return counterKey(this.#keyPrefix, kind, orgId);
   }
 }
 
 /** ioredis sends EVALSHA, and the script itself (EVAL) the first time on a connection or after NOSCRIPT. */
-function defineScript(client: Redis, name: string, numberOfKeys: number, lua: string): Script {
+function defineScript(client: RedisClient, name: string, numberOfKeys: number, lua: string): Script {
   client.defineCommand(name, { numberOfKeys, lua });
   const command = (client as unknown as Record<string, Script>)[name]!;
   return (...keysAndArgs) => command.apply(client, keysAndArgs);

@@ -4,7 +4,7 @@
 // counts in its own memory.
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { RedisWindow } from '../../plugins/ratelimit/redis-window.js';
+import { RedisWindow, RETRY_REDIS_AFTER_MS } from '../../plugins/ratelimit/redis-window.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { windowRules } from '../helpers/window-rules.js';
 
@@ -110,3 +110,24 @@ t.test('while Redis is not ready, a node counts in its own memory', async (t) =>
   t.match(await window.chargeInput(orgId, 5, 10), { admitted: true, input: { used: 5 } });
   t.equal(await client.exists(`gateway:ratelimit:requests:{${orgId}}`), 0, 'nothing reached Redis');
 });
+
+t.test(
+  'after a script of an organization fails, it counts in memory without asking Redis, then Redis again a second later',
+  async (t) => {
+    const window = new RedisWindow(client, 'gateway:', 60);
+    const [broken, other] = [newOrg(), newOrg()];
+    // A counter that is not a number makes the script fail, as a lost master would.
+    await client.set(`gateway:ratelimit:requests:{${broken}}`, 'not a number');
+    t.equal((await window.open(broken, 1)).requests.used, 1, 'the failed call is counted in memory');
+    t.same(await commandsOf(() => window.open(broken, 1)), [], 'the next call does not ask Redis');
+    t.same(await commandsOf(() => window.open(other, 1)), ['evalsha'], 'other organizations still do');
+
+    await client.del(`gateway:ratelimit:requests:{${broken}}`);
+    const deadline = Date.now() + 10 * RETRY_REDIS_AFTER_MS;
+    while ((await client.exists(`gateway:ratelimit:requests:{${broken}}`)) === 0 && Date.now() < deadline) {
+      await window.open(broken, 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.equal((await window.open(broken, 1)).requests.used, 2, 'counted in Redis again');
+  },
+);

@@ -7,7 +7,7 @@ export function storeCheck(ping: () => Promise<unknown>): ReadinessCheck {
   return { name: 'store', probe: ping };
 }
 
-/** Every Redis connection the node holds is up (ioredis' `status` is 'ready'). */
+/** Every Redis connection the node holds is up (a Cluster's: it reaches its masters, one lost master apart). */
 export function redisCheck(connected: () => boolean): ReadinessCheck {
   return {
     name: 'redis',
@@ -15,9 +15,4 @@ export function redisCheck(connected: () => boolean): ReadinessCheck {
       if (!connected()) throw new Error('a Redis connection is down');
     },
   };
-}
-
-/** Whether an ioredis client (a Redis or a Cluster) is connected; a node that never made one has none down. */
-export function clientReady(client: { readonly status: string } | undefined): boolean {
-  return client === undefined || client.status === 'ready';
 }

@@ -34,7 +34,7 @@ import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
 import type { Store } from '../store/store.js';
-import { clientReady, redisCheck, storeCheck } from './readiness-checks.js';
+import { redisCheck, storeCheck } from './readiness-checks.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -171,11 +171,11 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const chain = composeChain(plugins, terminal);
   const inFlight = new InFlight();
-  const redis = config.redis.url === undefined ? undefined : services.redis();
+  const redis = services.redis();
   const readiness = new Readiness(
     [
       ...(storeUsed ? [storeCheck(async () => sql`select 1`.execute((await services.store()).db))] : []),
-      ...(redis !== undefined ? [redisCheck(() => clientReady(redis) && services.revocations.connected())] : []),
+      ...(redis !== undefined ? [redisCheck(() => redis.status === 'ready' && services.revocations.connected())] : []),
     ],
     {
       cacheMs: READY_CACHE_MS,

@@ -8,7 +8,22 @@ import { packageRoot } from '../../config/package-root.js';
 const root = packageRoot();
 const built = join(root, 'dist', 'bin', 'gateway.js');
 const newestSource = Math.max(
-  ...['bin', 'admin', 'store', 'config', 'plugins', 'proxy', 'limits', 'notify'].flatMap((dir) =>
+  ...[
+    'bin',
+    'admin',
+    'store',
+    'config',
+    'plugins',
+    'proxy',
+    'limits',
+    'notify',
+    'services',
+    'dialects',
+    'sim',
+    'tokenizer',
+    'validation',
+    'prompt',
+  ].flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map(
       (file) => statSync(join(root, dir, file)).mtimeMs,
     ),

@@ -28,6 +28,7 @@ import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
+import { storeOptionsOf } from '../services/store-options.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -108,7 +109,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       owner: 'thinking signatures',
     }),
   );
-  const services = await openServices(config, dataDir, log);
+  const services = await openServices(config, storeOptionsOf(loaded), log);
   const plugins = await loadPlugins(loaded, builtinPlugins, {
     config,
     modelId: config.model.id,

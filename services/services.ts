@@ -1,5 +1,5 @@
 // What the gateway's parts share in one process: the store (opened on first use, so a gateway without
-// auth never loads SQLite), the revocation bus (over Redis when `redis.url` is set), one Redis client
+// auth never opens it), the revocation bus (over Redis when `redis.url` is set), one Redis client
 // for shared counters, and the notifier.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config/types.js';
 import { LogNotifier } from '../notify/log-notifier.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import { LocalRevocationBus, type RevocationBus } from '../store/revocations.js';
-import type { Store } from '../store/store.js';
+import type { Store, StoreOptions } from '../store/store.js';
 
 export interface Services {
   store(): Promise<Store>;
@@ -19,7 +19,12 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function openServices(config: GatewayConfig, dataDir: string, log?: Logger): Promise<Services> {
+/** `storeOptions`: where the store is (services/store-options.ts reads them from the config). */
+export async function openServices(
+  config: GatewayConfig,
+  storeOptions: StoreOptions,
+  log?: Logger,
+): Promise<Services> {
   // Loaded only with a URL: ioredis is about 7 MB of resident memory that a node alone never uses.
   const ioredis = config.redis.url === undefined ? undefined : await import('ioredis');
   const revocations = await openRevocationBus(config, log);
@@ -39,7 +44,7 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
     revocations,
     notifier,
     store() {
-      opened ??= import('../store/store.js').then(({ openStore }) => openStore({ dataDir }));
+      opened ??= import('../store/store.js').then(({ openStore }) => openStore(storeOptions));
       return opened;
     },
     async close() {

@@ -27,9 +27,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'start') {
     const auth = loaded.config.plugins.some((plugin) => plugin.name === 'auth');
     const storeOptions = storeOptionsOf(loaded);
-    const demoKey = auth
-      ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(storeOptions)
-      : undefined;
+    const demoKey = auth ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(storeOptions) : undefined;
     const gateway = await startGateway(loaded);
     gateway.log.info(
       { url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls },
@@ -40,7 +38,9 @@ async function main(argv: string[]): Promise<void> {
         `\nFirst start: created the organization 'demo' with 10 credits and this key (shown once):\n  ${demoKey}`,
       );
     if (auth && storeOptions.postgres !== undefined)
-      gateway.log.info('shared store (PostgreSQL): no demo organization is created; make one with `gateway orgs create`');
+      gateway.log.info(
+        'shared store (PostgreSQL): no demo organization is created; make one with `gateway orgs create`',
+      );
     const keyHeader = auth ? ` -H 'authorization: Bearer ${demoKey ?? 'YOUR_KEY'}'` : '';
     console.error(
       `\nGateway on ${gateway.url} serving '${loaded.config.model.id}'. Try:\n  curl ${gateway.url}/v1/chat/completions${keyHeader} -H 'content-type: application/json' -d '{"model":"${loaded.config.model.id}","messages":[{"role":"user","content":"Hello"}]}'\n`,

@@ -20,11 +20,7 @@ export interface Services {
 }
 
 /** `storeOptions`: where the store is (services/store-options.ts reads them from the config). */
-export async function openServices(
-  config: GatewayConfig,
-  storeOptions: StoreOptions,
-  log?: Logger,
-): Promise<Services> {
+export async function openServices(config: GatewayConfig, storeOptions: StoreOptions, log?: Logger): Promise<Services> {
   // Loaded only with a URL: ioredis is about 7 MB of resident memory that a node alone never uses.
   const ioredis = config.redis.url === undefined ? undefined : await import('ioredis');
   const revocations = await openRevocationBus(config, log);

@@ -27,13 +27,17 @@ const NUMERIC = 1700;
 function exactNumber(text: string): number {
   const value = Number(text);
   if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)
-    throw new RangeError(`the database returned ${text}, beyond the ±${Number.MAX_SAFE_INTEGER} the gateway holds exactly`);
+    throw new RangeError(
+      `the database returned ${text}, beyond the ±${Number.MAX_SAFE_INTEGER} the gateway holds exactly`,
+    );
   return value;
 }
 
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 || oid === NUMERIC ? exactNumber : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8 || oid === NUMERIC
+      ? exactNumber
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 /** The URL as logs may show it: no password. */

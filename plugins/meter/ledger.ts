@@ -244,7 +244,12 @@ export class Ledger {
  * update; on PostgreSQL the organizations are locked first, in the order the meter's batches use.
  */
 async function release(trx: Transaction<Database>, ids: readonly string[]): Promise<number> {
-  const held = await trx.selectFrom('usage').select('org_id').where('id', 'in', ids).where('state', '=', 'held').execute();
+  const held = await trx
+    .selectFrom('usage')
+    .select('org_id')
+    .where('id', 'in', ids)
+    .where('state', '=', 'held')
+    .execute();
   const orgs = [...new Set(held.map((row) => row.org_id))].sort();
   if (orgs.length === 0) return 0;
   if (!(trx.getExecutor().adapter instanceof SqliteAdapter))

@@ -33,3 +33,11 @@ export async function freshStoreOptions(dialect: TestDialect = testDialect): Pro
   const url = await (await testPostgres()).createDatabase(`store_${process.pid}_${++databases}`);
   return { dataDir, postgres: { url, poolSize: 5, connectTimeoutMs: 10_000 } };
 }
+
+/** The environment that puts a gateway process or the CLI on a new store of the dialect under test. */
+export async function freshStoreEnvironment(dialect: TestDialect = testDialect): Promise<Record<string, string>> {
+  const options = await freshStoreOptions(dialect);
+  return options.postgres === undefined
+    ? { GATEWAY_DATA_DIR: options.dataDir }
+    : { GATEWAY_DATA_DIR: options.dataDir, GATEWAY_DATABASE_URL: options.postgres.url };
+}

@@ -16,13 +16,13 @@ export const testDialect: TestDialect = process.env.GATEWAY_TEST_STORE === 'post
 
 let server: Promise<RunningPostgres> | undefined;
 let databases = 0;
+// Registered when this module loads, before the test file registers its own: tap runs teardowns last
+// first, so the server stops after the stores and gateways on it have closed.
+t.teardown(async () => (await server)?.close());
 
 /** The file's PostgreSQL server (started on first call; closed when the file's tests end). */
 export function testPostgres(): Promise<RunningPostgres> {
-  server ??= startPostgres().then((running) => {
-    t.teardown(() => running.close());
-    return running;
-  });
+  server ??= startPostgres();
   return server;
 }
 

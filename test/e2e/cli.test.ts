@@ -1,30 +1,12 @@
-// The `gateway` CLI on a new store (a temporary data directory, or a PostgreSQL database with
-// GATEWAY_TEST_STORE=postgres: cli-postgres.test.ts), run as a child process (test/helpers/gateway-process.ts).
+// The `gateway` CLI on a temporary data directory, run as a child process (test/helpers/gateway-process.ts).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../../config/load.js';
-import { storeOptionsOf } from '../../services/store-options.js';
 import { runGateway, type CliResult } from '../helpers/gateway-process.js';
-import { freshStoreEnvironment } from '../helpers/test-store.js';
 
-const environment = await freshStoreEnvironment();
-const gateway = (...args: string[]): CliResult => runGateway(environment, ...args);
-
-t.test('gateway migrate applies the migrations of a new store and prints them, then finds it up to date', async (t) => {
-  const first = gateway('migrate');
-  t.equal(first.code, 0, first.err);
-  t.same(first.out.trim().split('\n'), [
-    'applied 0001-initial',
-    'applied 0002-usage-holds',
-    'applied 0003-money-integrity',
-    'applied 0004-node-leases',
-  ]);
-  t.match(first.err, /applied 4 migration\(s\) to /);
-  t.notMatch(first.err, /:[^@/]*@/, 'the store is named without a password');
-  const again = gateway('migrate');
-  t.equal(again.code, 0, again.err);
-  t.equal(again.out, '', 'nothing applied');
-  t.match(again.err, /is up to date/);
-});
+const dataDir = join(mkdtempSync(join(tmpdir(), 'gateway-cli-')), 'data');
+const gateway = (...args: string[]): CliResult => runGateway({ GATEWAY_DATA_DIR: dataDir }, ...args);
 
 t.test('the CLI creates an org, adds credits, creates, lists and revokes keys', async (t) => {
   const created = gateway(
@@ -125,7 +107,7 @@ t.test(
     t.match(balanced.err, /the books balance/);
 
     const { openStore } = await import('../../store/store.js');
-    const store = await openStore(storeOptionsOf(loadConfig(undefined, environment)));
+    const store = await openStore({ dataDir });
     await store.db.updateTable('orgs').set({ balance_micros: 1 }).where('name', '=', 'acme').execute();
     await store.close();
     const unbalanced = gateway('ledger', 'check');

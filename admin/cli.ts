@@ -19,7 +19,8 @@ export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]… 
   gateway keys list ORG                             id, name, last 4, created, last used, status
   gateway keys revoke KEY_ID                        revoke a key for good
   gateway ledger check                              per organization: balance = credits added − settled − held? (exit 1 if not)
-  (ORG is an organization's name or id; the store lives in data_dir, GATEWAY_DATA_DIR)`;
+  (ORG is an organization's name or id; the store is PostgreSQL at store.url, GATEWAY_DATABASE_URL, or else
+   gateway.db in data_dir, GATEWAY_DATA_DIR)`;
 
 export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys', 'ledger']);
 

@@ -2,17 +2,18 @@
 // The `gateway` command: `gateway start`, `gateway sim`, and the store's `orgs`, `credits` and `keys` (admin/cli.ts).
 import { parseArgs } from 'node:util';
 import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
-import { dataDirOf } from '../config/data-dir.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { tiersOf } from '../limits/tiers.js';
 import { StoreError } from '../store/errors.js';
 import { openRevocationBus } from '../services/services.js';
+import { storeOptionsOf } from '../services/store-options.js';
 import { startGateway, type RunningGateway } from './start-gateway.js';
 
 const USAGE = `usage:
   gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
   gateway sim [--config FILE] [--host H] [--port N]  run the reference upstream alone
+  gateway migrate [--config FILE]                   bring the store's schema up to date (before a rollout)
 ${STORE_USAGE}`;
 
 async function main(argv: string[]): Promise<void> {
@@ -25,9 +26,8 @@ async function main(argv: string[]): Promise<void> {
   const loaded = loadConfig(values.config ?? process.env.GATEWAY_CONFIG);
   if (command === 'start') {
     const auth = loaded.config.plugins.some((plugin) => plugin.name === 'auth');
-    const demoKey = auth
-      ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(dataDirOf(loaded))
-      : undefined;
+    const storeOptions = storeOptionsOf(loaded);
+    const demoKey = auth ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(storeOptions) : undefined;
     const gateway = await startGateway(loaded);
     gateway.log.info(
       { url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls },
@@ -36,6 +36,10 @@ async function main(argv: string[]): Promise<void> {
     if (demoKey !== undefined)
       console.error(
         `\nFirst start: created the organization 'demo' with 10 credits and this key (shown once):\n  ${demoKey}`,
+      );
+    if (auth && storeOptions.postgres !== undefined)
+      gateway.log.info(
+        'shared store (PostgreSQL): no demo organization is created; make one with `gateway orgs create`',
       );
     const keyHeader = auth ? ` -H 'authorization: Bearer ${demoKey ?? 'YOUR_KEY'}'` : '';
     console.error(
@@ -65,9 +69,25 @@ async function main(argv: string[]): Promise<void> {
     onSignal(() => running.close());
     return;
   }
+  if (command === 'migrate') {
+    if (positionals.length > 1) throw new UsageError('usage: gateway migrate [--config FILE]');
+    const { openStore } = await import('../store/store.js');
+    const store = await openStore(storeOptionsOf(loaded));
+    try {
+      for (const name of store.migrated) console.log(`applied ${name}`);
+      console.error(
+        store.migrated.length === 0
+          ? `the store ${store.path} is up to date`
+          : `applied ${store.migrated.length} migration(s) to ${store.path}`,
+      );
+    } finally {
+      await store.close();
+    }
+    return;
+  }
   if (STORE_COMMANDS.has(command)) {
     const { openStore } = await import('../store/store.js');
-    const store = await openStore({ dataDir: dataDirOf(loaded) });
+    const store = await openStore(storeOptionsOf(loaded));
     // Only a revocation needs the bus; with Redis it reaches running gateways at once.
     const revocations =
       positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;

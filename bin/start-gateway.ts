@@ -1,5 +1,4 @@
 // The composition root: the one place that knows every part by name and puts them together.
-import { sql } from 'kysely';
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
@@ -35,6 +34,7 @@ import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
 import type { Store } from '../store/store.js';
 import { redisCheck, storeCheck } from './readiness-checks.js';
+import { storeOptionsOf } from '../services/store-options.js';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -128,7 +128,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       owner: 'thinking signatures',
     }),
   );
-  const services = await openServices(config, dataDir, log);
+  const services = await openServices(config, storeOptionsOf(loaded), log);
   // The store is a check of /ready when the chain uses it (auth, meter): then it is open, and migrated, before the node listens.
   let storeUsed = false;
   const store = (): Promise<Store> => {
@@ -174,7 +174,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const redis = services.redis();
   const readiness = new Readiness(
     [
-      ...(storeUsed ? [storeCheck(async () => sql`select 1`.execute((await services.store()).db))] : []),
+      ...(storeUsed ? [storeCheck(async () => (await services.store()).ping())] : []),
       ...(redis !== undefined ? [redisCheck(() => redis.status === 'ready' && services.revocations.connected())] : []),
     ],
     {

@@ -19,6 +19,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     'sim',
     'log',
     'data_dir',
+    'store',
     'redis',
     'admin',
     'limits',
@@ -224,6 +225,26 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
       properties: { level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] } },
     },
     data_dir: { type: 'string', minLength: 1 },
+    store: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['pool_size', 'connect_timeout_ms'],
+      properties: {
+        url: optional({ type: 'string', pattern: '^postgres(ql)?://' }),
+        pool_size: { type: 'integer', minimum: 1, maximum: 1000 },
+        connect_timeout_ms: { type: 'integer', minimum: 1 },
+        tls: optional({
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ca_file: optional({ type: 'string', minLength: 1 }),
+            cert_file: optional({ type: 'string', minLength: 1 }),
+            key_file: optional({ type: 'string', minLength: 1 }),
+            reject_unauthorized: optional({ type: 'boolean' }),
+          },
+        }),
+      },
+    },
     redis: {
       type: 'object',
       additionalProperties: false,

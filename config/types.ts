@@ -83,6 +83,9 @@ export interface GatewayConfig {
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;
+  /** The database: PostgreSQL at `url` (shared by every node), or without it the SQLite file in data_dir. */
+  store: StoreConfig;
+  /** Shared state between gateway nodes: key revocations now (and rate-limit counters). Unset: each node alone. */
   /**
    * Shared state between gateway nodes (revocations, rate-limit counters, the prompt-cache registry, the
    * e-mail lock): one Redis server (`url`) or a Redis Cluster (`cluster`, seed URLs), not both. Unset: each node alone.
@@ -96,6 +99,17 @@ export interface GatewayConfig {
   pricing: PricingConfig;
   /** E-mail notices (output-token blocking); without `url` they are logged, not sent. */
   mail: { url?: string; from: string };
+}
+
+export interface StoreConfig {
+  /** postgres://user:password@host:5432/database (GATEWAY_DATABASE_URL); unset: SQLite in data_dir. */
+  url?: string;
+  /** Connections this node keeps open to PostgreSQL at most. */
+  pool_size: number;
+  /** How long opening a connection may take. */
+  connect_timeout_ms: number;
+  /** TLS to PostgreSQL, files relative to the config file; or `sslmode` (and sslrootcert, …) in the URL. */
+  tls?: { ca_file?: string; cert_file?: string; key_file?: string; reject_unauthorized?: boolean };
 }
 
 export interface TierConfig {

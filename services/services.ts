@@ -8,7 +8,7 @@ import { LogNotifier } from '../notify/log-notifier.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { RedisClient, RedisTarget } from '../store/redis-client.js';
 import { LocalRevocationBus, type RevocationBus } from '../store/revocations.js';
-import type { Store } from '../store/store.js';
+import type { Store, StoreOptions } from '../store/store.js';
 
 export interface Services {
   store(): Promise<Store>;
@@ -19,7 +19,8 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function openServices(config: GatewayConfig, dataDir: string, log?: Logger): Promise<Services> {
+/** `storeOptions`: where the store is (services/store-options.ts reads them from the config). */
+export async function openServices(config: GatewayConfig, storeOptions: StoreOptions, log?: Logger): Promise<Services> {
   const target = redisTargetOf(config);
   // Loaded only with Redis: ioredis is about 7 MB of resident memory that a node alone never uses.
   const redisClient = target === undefined ? undefined : await import('../store/redis-client.js');
@@ -40,7 +41,7 @@ export async function openServices(config: GatewayConfig, dataDir: string, log?:
     revocations,
     notifier,
     store() {
-      opened ??= import('../store/store.js').then(({ openStore }) => openStore({ dataDir }));
+      opened ??= import('../store/store.js').then(({ openStore }) => openStore(storeOptions));
       return opened;
     },
     async close() {

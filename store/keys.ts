@@ -117,7 +117,8 @@ export class Keys {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    const batch = [...this.pending];
+    // In the order of the key ids: two nodes' flushes lock shared keys' rows in one order, not deadlock.
+    const batch = [...this.pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.pending.clear();
     const write = async (): Promise<void> => {
       if (batch.length === 0) return;

@@ -1,7 +1,7 @@
 // The database's tables as Kysely sees them. Names are snake_case, as in SQL; the store's API maps rows
 // to camelCase records. Money is integer micro-credits (1 credit = $1 = 1,000,000), times are Unix
-// milliseconds; both are `bigint` columns. SQLite hands them back as numbers; a PostgreSQL dialect
-// must parse int8 as a number too (pg: `types.setTypeParser(20, Number)`), safe up to 2^53.
+// milliseconds; both are `bigint` columns. SQLite hands them back as numbers; so does the PostgreSQL
+// pool, which parses int8 and numeric per pool and refuses a value beyond 2^53 (postgres-database.ts).
 import type { ColumnType, Insertable, Selectable } from 'kysely';
 
 export type MemberRole = 'admin' | 'member';
@@ -53,6 +53,19 @@ export interface UsageTable {
   state: ColumnType<UsageState, UsageState | undefined, UsageState>;
   /** The reservation taken at admission, integer micro-credits (given back at settlement). */
   hold_micros: ColumnType<number, number | undefined, number>;
+  /** The gateway node that metered the request (its lease, `nodes`); null before migration 0004. */
+  node_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A running gateway node (store/node-lease.ts): its row lives while it heartbeats. */
+export interface NodesTable {
+  id: string;
+  host: string;
+  pid: number;
+  /** Unix ms. */
+  started_at: number;
+  /** Unix ms, by the node's clock: the lease runs until heartbeat_at + the lease. */
+  heartbeat_at: number;
 }
 
 export type UsageState = 'held' | 'settled' | 'released';
@@ -74,6 +87,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage: UsageTable;
   credit_grants: CreditGrantsTable;
+  nodes: NodesTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -2,7 +2,8 @@
 // estimate of the request's cost on the organization's balance, or answers 402 when the balance is
 // zero or below; at the end it settles the hold against the real cost, in the same transaction as the
 // ledger row (request-meter.ts says when). count_tokens never reaches `handle`, so it never gets 402.
-// A hold that no process settles (the process was killed mid-request) is released by a periodic sweep.
+// A hold that no process settles (the process was killed mid-request) is released by a periodic sweep:
+// at once when its node's lease ran out (store/node-lease.ts), else after orphan_hold_ms.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../proxy/errors.js';
@@ -11,6 +12,7 @@ import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
 import { formatCredits } from '../../store/credits.js';
+import { NodeLease } from '../../store/node-lease.js';
 import { Ledger, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
@@ -19,6 +21,7 @@ interface MeterOptions {
   default_hold_output_tokens?: number;
   orphan_hold_ms?: number;
   sweep_interval_ms?: number;
+  node_lease_ms?: number;
 }
 
 export const optionsSchema: JSONSchemaType<MeterOptions> = {
@@ -31,6 +34,8 @@ export const optionsSchema: JSONSchemaType<MeterOptions> = {
     orphan_hold_ms: optional({ type: 'integer', minimum: 1 }),
     /** How often the sweep looks for orphans (it also runs once at start). */
     sweep_interval_ms: optional({ type: 'integer', minimum: 10 }),
+    /** A node that has not renewed its lease for this long is dead: its holds are released at the next sweep. */
+    node_lease_ms: optional({ type: 'integer', minimum: 30 }),
   },
 };
 
@@ -42,17 +47,23 @@ export const meterPlugin: PluginModule = {
       default_hold_output_tokens: holdOutputTokens = 4096,
       orphan_hold_ms: orphanMs = 3_600_000,
       sweep_interval_ms: sweepMs = 60_000,
+      node_lease_ms: leaseMs = 30_000,
     } = options as MeterOptions;
     const pricer = new Pricer(context.config.pricing);
     const store = await context.store();
-    const ledger = new Ledger(store.db, store.transact);
+    const lease = await NodeLease.register(store.db, { leaseMs });
+    const ledger = new Ledger(store.db, store.transact, lease.id);
     /** Holds this process is still metering: the sweep leaves them alone, however old. */
     const inFlight = new Set<string>();
     const deps = { ledger, pricer, done: (hold: Hold) => inFlight.delete(hold.id) };
 
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweep = (): void => {
-      sweeping = ledger.releaseOrphans(Date.now() - orphanMs, (id) => inFlight.has(id)).catch(() => 0);
+      sweeping = (async () => {
+        const dead = await lease.expired();
+        await ledger.releaseOrphans(Date.now() - orphanMs, (id) => inFlight.has(id), { own: lease.id, dead });
+        await lease.forget(dead);
+      })().catch(() => 0);
     };
     sweep();
     const timer = setInterval(sweep, sweepMs);
@@ -98,6 +109,7 @@ export const meterPlugin: PluginModule = {
       async close() {
         clearInterval(timer);
         await sweeping;
+        await lease.close().catch(() => undefined); // unreachable store: the lease runs out instead
       },
     };
   },

@@ -14,13 +14,36 @@ export function ledgerStatements(db: Kysely<Database>) {
   // none: a transaction holds the database's write lock from its first write, and these all write.
   const lockBalances = !(db.getExecutor().adapter instanceof SqliteAdapter);
   return {
+    /** PostgreSQL: a batch locks its organizations before anything else (lockOrgs). */
+    locksRows: lockBalances,
+    /**
+     * Locks organizations' rows in one fixed order (their ids' bytes: `collate "C"`, as JavaScript
+     * sorts ASCII), so two nodes' batches that share organizations queue instead of deadlocking.
+     */
+    lockOrgs: new BatchTemplate({ org: 'text' }, (orgs) =>
+      db
+        .selectFrom('orgs')
+        .select('id')
+        .where('id', 'in', db.selectFrom(orgs.as('l')).select('l.org'))
+        .orderBy(sql`id collate "C"`)
+        .forNoKeyUpdate(),
+    ),
     /**
      * Writes the 'held' rows of the holds the balances cover. A hold is taken while its balance, less
      * the holds of the batch before it (`ahead`), is above zero: the same holds as one at a time, in
      * order. Returns one row (its organization) per hold taken.
      */
     insertHolds: new BatchTemplate(
-      { id: 'text', org: 'text', key: 'text', dialect: 'text', amount: 'bigint', ahead: 'bigint', at: 'bigint' },
+      {
+        id: 'text',
+        org: 'text',
+        key: 'text',
+        dialect: 'text',
+        amount: 'bigint',
+        ahead: 'bigint',
+        at: 'bigint',
+        node: 'text',
+      },
       (holds) =>
         db
           .insertInto('usage')
@@ -40,6 +63,7 @@ export function ledgerStatements(db: Kysely<Database>) {
             'created_at',
             'state',
             'hold_micros',
+            'node_id',
           ])
           .expression((eb) =>
             eb
@@ -61,6 +85,7 @@ export function ledgerStatements(db: Kysely<Database>) {
                 'h.at',
                 sql.lit<UsageState>('held').as('state'),
                 'h.amount',
+                'h.node',
               ])
               .whereRef('h.ahead', '<', 'orgs.balance_micros')
               .$if(lockBalances, (query) => query.forNoKeyUpdate('orgs')),

@@ -6,12 +6,16 @@
 // commit (store/group-commit.ts), each promise resolving after that commit: first the settlements, then
 // the holds, with the same result as writing them one at a time in that order. Each kind costs a
 // statement per 64 rows, and the money a statement per 64 organizations (ledger-statements.ts).
-import type { Kysely, Transaction } from 'kysely';
+// On PostgreSQL, where nodes share the store, a batch first locks its organizations' rows in a fixed
+// order, so two nodes' batches queue rather than deadlock, and a batch the server still aborts (a
+// deadlock or serialization failure) is run again (store/transaction-retry.ts), not failed.
+import { sql as rawSql, SqliteAdapter, type Kysely, type Transaction } from 'kysely';
 import type { DialectName } from '../../proxy/dialect.js';
 import { MAX_BATCH_ROWS } from '../../store/batch-template.js';
 import { GroupCommit } from '../../store/group-commit.js';
 import { checkedMicros } from '../../store/money.js';
 import type { Database } from '../../store/schema.js';
+import { retryConflicts } from '../../store/transaction-retry.js';
 import type { SqlRunner, Transactor } from '../../store/transactor.js';
 import { ledgerStatements, type LedgerStatements } from './ledger-statements.js';
 import { checkedSum, MoneyMoves } from './money-moves.js';
@@ -50,15 +54,31 @@ type Written = HoldResult | void;
 
 type Db = Kysely<Database>;
 
+/** Which holds a sweep may release besides the old ones (store/node-lease.ts). */
+export interface SweepNodes {
+  /** This node: its old holds that it no longer meters are orphans. */
+  own: string;
+  /** Nodes whose lease ran out: all their holds are orphans, whatever their age. */
+  dead: readonly string[];
+}
+
+/** Holds released per transaction by the sweep. */
+const RELEASE_BATCH = 500;
+
 export class Ledger {
   readonly #db: Db;
   readonly #sql: LedgerStatements;
   readonly #commits: GroupCommit<Write, Written>;
+  readonly #nodeId: string | null;
 
-  /** `transact` runs the hot path's transactions (the store's); `db` builds the statements and runs the sweep. */
-  constructor(db: Db, transact: Transactor) {
+  /**
+   * `transact` runs the hot path's transactions (the store's); `db` builds the statements and runs the
+   * sweep; `nodeId`, this node's lease, is written on every hold.
+   */
+  constructor(db: Db, transact: Transactor, nodeId?: string) {
     this.#db = db;
     this.#sql = ledgerStatements(db);
+    this.#nodeId = nodeId ?? null;
     this.#commits = new GroupCommit(transact, (sql, writes) => this.#write(sql, writes));
   }
 
@@ -86,6 +106,7 @@ export class Ledger {
       if (write.settlement === undefined) holds.push(write.hold);
       else settlements.push(write);
     }
+    if (this.#sql.locksRows) await this.#lockOrgs(sql, writes);
     const moves = new MoneyMoves();
     if (settlements.length > 0) await this.#settleRows(sql, settlements, moves);
     const taken = holds.length > 0 ? await this.#takeHolds(sql, holds, moves) : [];
@@ -93,6 +114,13 @@ export class Ledger {
     const results = await this.#holdResults(sql, holds, taken);
     let next = 0;
     return writes.map((write) => (write.settlement === undefined ? results[next++] : undefined));
+  }
+
+  /** Locks the batch's organizations, in the order of their ids (ledger-statements.ts, lockOrgs). */
+  async #lockOrgs(sql: SqlRunner, writes: readonly Write[]): Promise<void> {
+    const orgs = [...new Set(writes.map((write) => write.hold.orgId))].sort();
+    for (let from = 0; from < orgs.length; from += MAX_BATCH_ROWS)
+      await sql.run(this.#sql.lockOrgs.bind(orgs, from, Math.min(MAX_BATCH_ROWS, orgs.length - from)));
   }
 
   /**
@@ -140,7 +168,7 @@ export class Ledger {
       if (org === undefined) sums.set(hold.orgId, (org = { sum: 0, peak: 0 }));
       org.peak = Math.max(org.peak, org.sum);
       const ahead = checkedSum(org.peak - moves.balanceOf(hold.orgId));
-      cells.push(hold.id, hold.orgId, hold.keyId, hold.dialect, hold.holdMicros, ahead, hold.createdAt);
+      cells.push(hold.id, hold.orgId, hold.keyId, hold.dialect, hold.holdMicros, ahead, hold.createdAt, this.#nodeId);
       org.sum = checkedSum(org.sum + hold.holdMicros);
     }
     const taken = new Map<string, number>();
@@ -179,41 +207,77 @@ export class Ledger {
   }
 
   /**
-   * Releases the holds written before `before` (Unix ms) that `inFlight` does not claim: each gets its
-   * hold back on the balance and its row becomes 'released', with a zero cost. Returns how many.
+   * Releases orphaned holds: each gets its hold back on the balance and its row becomes 'released',
+   * with a zero cost. An orphan is a hold of a dead node (`nodes.dead`), or one written before `before`
+   * (Unix ms) that `inFlight` does not claim, of this node, of no node (written before node leases),
+   * or of any node when `nodes` is not given. A live node's holds are its own to sweep. Each batch of
+   * releases is one transaction with one refund per organization. Returns how many were released.
    */
-  async releaseOrphans(before: number, inFlight: (id: string) => boolean): Promise<number> {
+  async releaseOrphans(before: number, inFlight: (id: string) => boolean, nodes?: SweepNodes): Promise<number> {
     const candidates = await this.#db
       .selectFrom('usage')
-      .select(['id', 'org_id', 'hold_micros'])
+      .select(['id', 'org_id', 'node_id', 'created_at'])
       .where('state', '=', 'held')
-      .where('created_at', '<', before)
+      .where((eb) =>
+        nodes === undefined || nodes.dead.length === 0
+          ? eb('created_at', '<', before)
+          : eb.or([eb('created_at', '<', before), eb('node_id', 'in', nodes.dead)]),
+      )
       .execute();
-    const orphans = candidates.filter((row) => !inFlight(row.id));
-    if (orphans.length === 0) return 0;
-    return this.#db.transaction().execute(async (trx) => {
-      let released = 0;
-      for (const orphan of orphans)
-        if (await release(trx, orphan.id, orphan.org_id, Number(orphan.hold_micros))) released++;
-      return released;
+    const dead = new Set(nodes?.dead);
+    const orphans = candidates.filter((row) => {
+      if (row.node_id !== null && dead.has(row.node_id)) return true;
+      if (row.created_at >= before || inFlight(row.id)) return false;
+      return nodes === undefined || row.node_id === null || row.node_id === nodes.own;
     });
+    let released = 0;
+    for (let from = 0; from < orphans.length; from += RELEASE_BATCH) {
+      const ids = orphans.slice(from, from + RELEASE_BATCH).map((row) => row.id);
+      released += await retryConflicts(() => this.#db.transaction().execute((trx) => release(trx, ids)));
+    }
+    return released;
   }
 }
 
-async function release(trx: Transaction<Database>, id: string, orgId: string, holdMicros: number): Promise<boolean> {
+/**
+ * Marks the rows still held among `ids` released and gives each organization its holds back in one
+ * update; on PostgreSQL the organizations are locked first, in the order the meter's batches use.
+ */
+async function release(trx: Transaction<Database>, ids: readonly string[]): Promise<number> {
+  const held = await trx
+    .selectFrom('usage')
+    .select('org_id')
+    .where('id', 'in', ids)
+    .where('state', '=', 'held')
+    .execute();
+  const orgs = [...new Set(held.map((row) => row.org_id))].sort();
+  if (orgs.length === 0) return 0;
+  if (!(trx.getExecutor().adapter instanceof SqliteAdapter))
+    await trx
+      .selectFrom('orgs')
+      .select('id')
+      .where('id', 'in', orgs)
+      .orderBy(rawSql`id collate "C"`)
+      .forNoKeyUpdate()
+      .execute();
   const marked = await trx
     .updateTable('usage')
     .set({ state: 'released' })
-    .where('id', '=', id)
+    .where('id', 'in', ids)
     .where('state', '=', 'held')
-    .executeTakeFirst();
-  if (marked.numUpdatedRows === 0n) return false;
-  await trx
-    .updateTable('orgs')
-    .set((eb) => ({ balance_micros: eb('balance_micros', '+', holdMicros) }))
-    .where('id', '=', orgId)
+    .returning(['org_id', 'hold_micros'])
     .execute();
-  return true;
+  const refunds = new Map<string, number>();
+  for (const row of marked) refunds.set(row.org_id, checkedSum((refunds.get(row.org_id) ?? 0) + row.hold_micros));
+  for (const org of [...refunds.keys()].sort()) {
+    const refund = refunds.get(org)!;
+    await trx
+      .updateTable('orgs')
+      .set((eb) => ({ balance_micros: eb('balance_micros', '+', refund) }))
+      .where('id', '=', org)
+      .execute();
+  }
+  return marked.length;
 }
 
 /** The rows of settleRows (its columns, in order) for these settlements, of rows now in state `from`. */

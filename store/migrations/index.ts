@@ -4,11 +4,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.js';
 import { usageHolds } from './0002-usage-holds.js';
 import { moneyIntegrity } from './0003-money-integrity.js';
+import { nodeLeases } from './0004-node-leases.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-usage-holds': usageHolds,
   '0003-money-integrity': moneyIntegrity,
+  '0004-node-leases': nodeLeases,
 };
 
 export const migrations: MigrationProvider = {

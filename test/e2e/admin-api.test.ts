@@ -5,6 +5,7 @@ import { loadConfig } from '../../config/load.js';
 import { startGateway } from '../../bin/start-gateway.js';
 import type { Store } from '../../store/store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { freshStoreEnvironment } from '../helpers/test-store.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 let stack: Stack;
@@ -14,7 +15,7 @@ let adminUrl: string;
 t.before(async () => {
   stack = await startStack({
     yaml: 'plugins:\n  - name: auth\n    options: { cache_ttl_ms: 5000 }\n',
-    env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
+    env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0', ...(await freshStoreEnvironment()) },
   });
   adminUrl = stack.gateway.adminUrl!;
   store = await stack.store();

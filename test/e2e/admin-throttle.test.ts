@@ -18,7 +18,7 @@ let admin: RunningAdmin;
 
 t.before(async () => {
   const { config } = loadConfig(undefined, {});
-  services = await openServices(config, mkdtempSync(join(tmpdir(), 'gateway-admin-throttle-')));
+  services = await openServices(config, { dataDir: mkdtempSync(join(tmpdir(), 'gateway-admin-throttle-')) });
   admin = await startAdminServer({
     services,
     config: { ...config.admin, port: 0 },

@@ -176,7 +176,7 @@ t.test('the services pick e-mail when mail.url (or GATEWAY_SMTP_URL) is set, the
   const file = join(mkdtempSync(join(tmpdir(), 'gateway-mail-config-')), 'gateway.yaml');
   writeFileSync(file, 'mail:\n  from: alerts@example.test\nplugins: []\n');
   const withMail = loadConfig(file, { GATEWAY_SMTP_URL: smtp.url, GATEWAY_DATA_DIR: dataDir });
-  const services = await openServices(withMail.config, dataDir);
+  const services = await openServices(withMail.config, { dataDir });
   t.type(services.notifier, MailNotifier);
   services.notifier.outputTokensBlocked(notice(globex));
   await services.close();
@@ -184,7 +184,7 @@ t.test('the services pick e-mail when mail.url (or GATEWAY_SMTP_URL) is set, the
   t.equal(smtp.received[0]!.from, 'alerts@example.test');
   t.same(smtp.received[0]!.to, ['hank@globex.test']);
 
-  const without = await openServices(loadConfig(file, { GATEWAY_DATA_DIR: dataDir }).config, dataDir);
+  const without = await openServices(loadConfig(file, { GATEWAY_DATA_DIR: dataDir }).config, { dataDir });
   t.type(without.notifier, LogNotifier);
   await without.close();
 });

@@ -7,6 +7,7 @@ import type { Store } from '../../store/store.js';
 import type { DialectName } from '../../proxy/dialect.js';
 import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
+import { freshStoreEnvironment } from '../helpers/test-store.js';
 
 let stack: Stack;
 let store: Store;
@@ -25,6 +26,7 @@ const pricer = new Pricer({
 t.before(async () => {
   stack = await startStack({
     yaml: 'upstream:\n  forward_headers: [x-sim-fault, x-sim-itl-ms, x-sim-output-tokens]\nplugins:\n  - name: auth\n  - name: meter\n    options: { default_hold_output_tokens: 4096 }\n',
+    env: await freshStoreEnvironment(),
   });
   store = await stack.store();
   orgId = (await store.orgs.create('acme')).id;

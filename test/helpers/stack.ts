@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { dataDirOf } from '../../config/data-dir.js';
+import { storeOptionsOf } from '../../services/store-options.js';
 import { loadConfig } from '../../config/load.js';
 import { startGateway, type RunningGateway } from '../../bin/start-gateway.js';
 import { startSim, type RunningSim, type SimOptions } from '../../sim/server.js';
@@ -84,7 +85,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     dataDir,
     store() {
-      store ??= openStore({ dataDir });
+      store ??= openStore(storeOptionsOf(loaded));
       return store;
     },
     async close() {

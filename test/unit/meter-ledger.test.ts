@@ -1,7 +1,4 @@
 // The meter's ledger writes: holds, settlements, and the orphan sweep that releases holds no process settles.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import type { GatewayConfig } from '../../config/types.js';
 import { meterPlugin } from '../../plugins/meter/index.js';
@@ -12,6 +9,10 @@ import { auditBalances } from '../../store/balance-audit.js';
 import { openStore, type Store } from '../../store/store.js';
 import { kyselyTransactor } from '../../store/transactor.js';
 import { heldOpen } from '../helpers/held-open.js';
+import { freshStoreOptions, testDialect } from '../helpers/test-store.js';
+
+/** A statement parameter's placeholder: `?` on SQLite, `$1`… on PostgreSQL. */
+const PARAM = String.raw`(\?|\$\d+)`;
 
 let store: Store;
 let ledger: Ledger;
@@ -23,7 +24,7 @@ let awaitedQuery: { pattern: RegExp; seen: () => void } | undefined;
 const nextQuery = (pattern: RegExp): Promise<void> => new Promise((seen) => (awaitedQuery = { pattern, seen }));
 t.before(async () => {
   store = await openStore({
-    dataDir: mkdtempSync(join(tmpdir(), 'meter-ledger-')),
+    ...(await freshStoreOptions()),
     log: (event) => {
       if (event.level !== 'query' || awaitedQuery?.pattern.test(event.query.sql) !== true) return;
       awaitedQuery.seen();
@@ -111,7 +112,7 @@ t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed 
     } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;
-  const sweepAtStart = nextQuery(/^select .* from "usage" where "state" = \?/);
+  const sweepAtStart = nextQuery(new RegExp(`^select .* from "usage" where "state" = ${PARAM}`));
   const plugin = await meterPlugin.create({ orphan_hold_ms: 60_000, sweep_interval_ms: 10 }, context);
   await sweepAtStart;
   // What a process killed two minutes ago leaves: the balance debited, the row held; and a hold of now.
@@ -120,7 +121,7 @@ t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed 
   for (const hold of [left, young]) await ledger.hold(hold);
   t.equal(await balance(), before - 3000);
   // A sweep on the timer releases the orphan; close() waits for that sweep to commit.
-  await heldOpen(nextQuery(/^update "usage" set "state" = \?/));
+  await heldOpen(nextQuery(new RegExp(`^update "usage" set "state" = ${PARAM}`)));
   await plugin.close?.();
   t.match(await row(left.id), { state: 'released' });
   t.match(await row(young.id), { state: 'held' }, 'not a hold younger than orphan_hold_ms');
@@ -307,14 +308,16 @@ t.test(
         }),
       ),
     );
+    // PostgreSQL: and first the lock of the batch's organizations.
+    const locks = testDialect === 'postgres' ? 1 : 0;
     const holds = Array.from({ length: 50 }, () => newHold(10));
     await Promise.all(holds.map((hold) => counted.hold(hold)));
-    t.equal(statements, 2, "50 holds: their rows, and the organization's debit");
+    t.equal(statements, 2 + locks, "50 holds: their rows, and the organization's debit");
     statements = 0;
     await Promise.all(
       holds.map((hold) => counted.settle(hold, { usage: NO_USAGE, costMicros: 1, status: 200, durationMs: 1 })),
     );
-    t.equal(statements, 2, '50 settlements: their rows, and the money');
+    t.equal(statements, 2 + locks, '50 settlements: their rows, and the money');
   },
 );
 

@@ -7,13 +7,17 @@ import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from '../../store/api-
 import type { CreatedApiKey } from '../../store/keys.js';
 import { openStore, type Store, type StoreOptions } from '../../store/store.js';
 import { heldOpen } from '../helpers/held-open.js';
+import { freshStoreOptions, testDialect } from '../helpers/test-store.js';
+
+/** What only the SQLite file can show (its bytes on disk, a second reader of the file). */
+const sqliteOnly = { skip: testDialect === 'sqlite' ? false : 'reads the SQLite file' };
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'gateway-store-'));
 }
 
 async function storeWithOrg(t: Test, options: Partial<StoreOptions> = {}): Promise<Store> {
-  const store = await openStore({ dataDir: tempDir(), ...options });
+  const store = await openStore({ ...(await freshStoreOptions()), ...options });
   t.teardown(() => store.close());
   await store.orgs.create('acme');
   return store;
@@ -51,7 +55,7 @@ t.test('malformed keys are told apart before any lookup', async (t) => {
   t.ok(isWellFormedApiKey('sk-svc-' + 'a'.repeat(43)));
 });
 
-t.test('only the hash is at rest: the key strings are nowhere in the database files', async (t) => {
+t.test('only the hash is at rest: the key strings are nowhere in the database files', sqliteOnly, async (t) => {
   const dir = tempDir();
   const store = await openStore({ dataDir: dir });
   await store.orgs.create('acme');
@@ -88,8 +92,8 @@ t.test('a key is found by the SHA-256 of its string, and only by it', async (t) 
 });
 
 t.test('a revoked key stays revoked', async (t) => {
-  const dir = tempDir();
-  let store = await openStore({ dataDir: dir, touchFlushMs: 10 });
+  const where = await freshStoreOptions();
+  let store = await openStore({ ...where, touchFlushMs: 10 });
   await store.orgs.create('acme');
   const { key, record } = await store.keys.create('acme', 'ci');
   const revoked = await store.keys.revoke(record.id);
@@ -103,7 +107,7 @@ t.test('a revoked key stays revoked', async (t) => {
   t.equal((await store.keys.findByHash(hashApiKey(key)))?.status, 'revoked', 'use does not revive it');
   t.notOk('unrevoke' in store.keys || 'enable' in store.keys || 'restore' in store.keys, 'the API has no way back');
   await store.close();
-  store = await openStore({ dataDir: dir });
+  store = await openStore(where);
   t.teardown(() => store.close());
   t.equal((await store.keys.get(record.id)).status, 'revoked', 'after a restart too');
   t.same(
@@ -114,7 +118,7 @@ t.test('a revoked key stays revoked', async (t) => {
   await t.rejects(store.keys.revoke('key_nope'), { code: 'GW_ERR_STORE_KEY_NOT_FOUND' });
 });
 
-t.test('touch is coalesced: last-used times are written in one batch, not once per request', async (t) => {
+t.test('touch is coalesced: last-used times are written in one batch, not once per request', sqliteOnly, async (t) => {
   const updates: string[] = [];
   let committed: () => void = () => {};
   const store = await storeWithOrg(t, {
@@ -154,13 +158,13 @@ t.test('touch is coalesced: last-used times are written in one batch, not once p
 });
 
 t.test('close writes the pending last-used times', async (t) => {
-  const dir = tempDir();
-  const store = await openStore({ dataDir: dir, touchFlushMs: 60_000 });
+  const where = await freshStoreOptions();
+  const store = await openStore({ ...where, touchFlushMs: 60_000 });
   await store.orgs.create('acme');
   const { record } = await store.keys.create('acme', 'ci');
   store.keys.touch(record.id, new Date(1_700_000_000_000));
   await store.close();
-  const again = await openStore({ dataDir: dir });
+  const again = await openStore(where);
   t.teardown(() => again.close());
   t.equal((await again.keys.get(record.id)).lastUsedAt?.getTime(), 1_700_000_000_000);
 });

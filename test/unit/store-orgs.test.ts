@@ -1,12 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { formatCredits, MICROS_PER_CREDIT, parseCredits } from '../../store/credits.js';
 import { openStore, type Store } from '../../store/store.js';
+import { freshStoreOptions, testDialect } from '../helpers/test-store.js';
 
 async function newStore(t: { teardown(fn: () => unknown): void }): Promise<Store> {
-  const store = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'gateway-store-')) });
+  const store = await openStore(await freshStoreOptions());
   t.teardown(() => store.close());
   return store;
 }
@@ -102,9 +100,11 @@ t.test('keys belong to one organization and are listed only under it', async (t)
 
 t.test('the store uses WAL and enforces foreign keys', async (t) => {
   const store = await newStore(t);
-  const { sql } = await import('kysely');
-  const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
-  t.equal(mode.rows[0]?.journal_mode, 'wal');
+  if (testDialect === 'sqlite') {
+    const { sql } = await import('kysely');
+    const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+    t.equal(mode.rows[0]?.journal_mode, 'wal');
+  }
   await t.rejects(
     store.db
       .insertInto('api_keys')

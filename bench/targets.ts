@@ -456,5 +456,8 @@ export async function benchOrgSpend(benchStore: BenchStore): Promise<{ balanceMi
 }
 
 function openBenchStore(benchStore: BenchStore): Promise<Store> {
-  return openStore({ dataDir: benchStore.dataDir, ...(benchStore.url !== undefined ? { url: benchStore.url } : {}) });
+  return openStore({
+    dataDir: benchStore.dataDir,
+    ...(benchStore.url !== undefined ? { postgres: { url: benchStore.url, poolSize: 2, connectTimeoutMs: 5000 } } : {}),
+  });
 }

@@ -13,12 +13,13 @@ import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../
 
 const CLIENTS = 48;
 const CREDITS = '1000';
-// The surviving nodes release a hold older than orphan_hold_ms that they are not metering themselves,
-// looking every sweep_interval_ms: 4 s is well past the longest request here (under 1 s).
+// The surviving nodes release the holds of a node whose lease has not been renewed for node_lease_ms,
+// looking every sweep_interval_ms. orphan_hold_ms stays at its hour, so only the lease can release them.
+const LEASE_MS = 1500;
 const CONFIG = `plugins:
   - name: auth
   - name: meter
-    options: { orphan_hold_ms: 4000, sweep_interval_ms: 200 }
+    options: { node_lease_ms: ${LEASE_MS}, sweep_interval_ms: 200 }
 `;
 
 interface Sent {
@@ -161,7 +162,7 @@ async function killUnderLoad(t: Test, fleet: Fleet): Promise<void> {
     `settled rows no client saw (${unknownSettled}) are at most the requests whose head never arrived (${headerless})`,
   );
 
-  // The sweep: the holds the dead node left are released by the others, once older than orphan_hold_ms.
+  // The sweep: the holds the dead node left are released by the others, once its lease has run out.
   const held = (): Promise<number> =>
     store.db
       .selectFrom('usage')
@@ -175,7 +176,7 @@ async function killUnderLoad(t: Test, fleet: Fleet): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   t.comment(
     `the sweep released the dead node's open holds (${openWhenStopped} open when the load stopped) ` +
-      `${Math.round(performance.now() - killedAt)} ms after the kill`,
+      `${Math.round(performance.now() - killedAt)} ms after the kill (lease ${LEASE_MS} ms)`,
   );
   t.equal(await held(), 0, 'after the sweep no hold is open');
 

@@ -16,7 +16,6 @@ import {
   type MeteredAnswer,
 } from '../helpers/metered-answers.js';
 
-// The drain (server.drain_timeout_ms) is another branch's work: the lead removes this after the merge.
 const STREAMS = 6;
 const CLIENTS = 12;
 const CONFIG = `server: { drain_timeout_ms: 20000 }
@@ -123,6 +122,9 @@ async function drainUnderLoad(t: Test, fleet: Fleet): Promise<void> {
   );
   t.equal(code, 0, 'the node exited 0');
   t.same(background.failuresAfter(mark), [], 'every request sent through nginx during the drain was served');
+  t.comment(
+    `drain: ${STREAMS} streams on the node finished, ${background.count() - mark} requests through nginx meanwhile, exit ${code}`,
+  );
 
   const store = await fleet.store();
   const rows = await store.db.selectFrom('usage').selectAll().where('org_id', '=', org.orgId).execute();

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
 import type { NewUsageRow } from '../../store/schema.js';
 import { TestClock } from '../helpers/clock.js';
+import { freshStoreEnvironment } from '../helpers/test-store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 // The page's own globals, as the callbacks that page.evaluate runs in the browser use them. Declared here rather
@@ -37,7 +38,7 @@ let adminUrl: string;
 t.before(async () => {
   stack = await startStack({
     yaml: 'plugins:\n  - name: auth\n    options: { cache_ttl_ms: 5000 }\n',
-    env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0' },
+    env: { GATEWAY_ADMIN_TOKEN: TOKEN, GATEWAY_ADMIN_PORT: '0', ...(await freshStoreEnvironment()) },
     // The auth cache's clock stands still: no entry ever expires, so only the revocation bus can drop one.
     now: new TestClock().now,
   });

@@ -8,7 +8,7 @@ import { tiersOf } from '../limits/tiers.js';
 import { StoreError } from '../store/errors.js';
 import { openRevocationBus } from '../services/services.js';
 import { storeOptionsOf } from '../services/store-options.js';
-import { startGateway, type RunningGateway } from './start-gateway.js';
+import type { RunningGateway } from './start-gateway.js';
 
 const USAGE = `usage:
   gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
@@ -28,6 +28,8 @@ async function main(argv: string[]): Promise<void> {
     const auth = loaded.config.plugins.some((plugin) => plugin.name === 'auth');
     const storeOptions = storeOptionsOf(loaded);
     const demoKey = auth ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(storeOptions) : undefined;
+    // Imported here: the proxy, the dialects and the tokenizer are what `start` needs and the store's commands do not.
+    const { startGateway } = await import('./start-gateway.js');
     const gateway = await startGateway(loaded);
     gateway.log.info(
       { url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls },

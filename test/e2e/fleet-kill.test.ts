@@ -5,11 +5,10 @@
 // others, and then balance = credits added − settled costs, with no hold open. Each scenario runs once
 // per kind of shared store and Redis (FLEET_BACKENDS).
 import t, { type Test } from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
-import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
+import { meteredClient, type LedgerTokens, type MeteredLoad, type SentRequest } from '../helpers/metered-answers.js';
 
 const CLIENTS = 48;
 const CREDITS = '1000';
@@ -22,60 +21,11 @@ const CONFIG = `plugins:
     options: { node_lease_ms: ${LEASE_MS}, sweep_interval_ms: 200 }
 `;
 
-interface Sent {
-  /** The x-request-id, when the gateway's response head arrived. */
-  id: string | undefined;
-  stream: boolean;
-  status: number | undefined;
-  complete: boolean;
-  tokens: LedgerTokens | undefined;
-  label: string;
-}
-
 let sim: RunningSim;
 t.before(async () => {
   sim = await startSim({ itlMs: 5, outputTokens: 24 });
 });
 t.teardown(() => sim.close());
-
-/** One client through nginx: requests back to back, rotating dialect and streaming, until `stop`. */
-async function client(
-  fleet: Fleet,
-  key: string,
-  index: number,
-  sent: Sent[],
-  stop: { now: boolean },
-  completed: () => void,
-): Promise<void> {
-  for (let n = index; !stop.now; n++) {
-    const dialect: DialectName = DIALECTS[n % 3]!;
-    const stream = Math.floor(n / 3) % 2 === 0;
-    const record: Sent = {
-      id: undefined,
-      stream,
-      status: undefined,
-      complete: false,
-      tokens: undefined,
-      label: `${dialect} ${stream ? 'stream' : 'body'}`,
-    };
-    sent.push(record);
-    try {
-      const response = await fetch(fleet.front.url + PATHS[dialect], {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: JSON.stringify(requestBody(dialect, stream, `Say something about fleets, number ${n}.`, 40)),
-      });
-      record.status = response.status;
-      record.id = response.headers.get('x-request-id') ?? undefined;
-      const answer = await readAnswer(dialect, stream, response);
-      record.complete = answer.complete;
-      record.tokens = answer.tokens;
-      if (answer.complete) completed();
-    } catch {
-      // nginx cut the connection: the node behind it died mid-answer. The next request goes on.
-    }
-  }
-}
 
 /** Counts completions and resolves `at(n)` once n have completed. */
 function completions(): { count(): void; at(n: number): Promise<void>; total(): number } {
@@ -98,10 +48,19 @@ function completions(): { count(): void; at(n: number): Promise<void>; total(): 
 
 async function killUnderLoad(t: Test, fleet: Fleet): Promise<void> {
   const org = fleet.createOrg('loaded', CREDITS);
-  const sent: Sent[] = [];
+  const sent: SentRequest[] = [];
   const stop = { now: false };
   const done = completions();
-  const clients = Array.from({ length: CLIENTS }, (_, i) => client(fleet, org.key, i, sent, stop, done.count));
+  const load: MeteredLoad = {
+    url: fleet.front.url,
+    key: org.key,
+    topic: 'fleets',
+    sent,
+    stop,
+    completed: done.count,
+    onBreak: 'next', // nginx cut the connection: the node behind it died mid-answer
+  };
+  const clients = Array.from({ length: CLIENTS }, (_, i) => meteredClient(load, i));
 
   // Kill as a random completion past the 150th lands: the other requests are then at any phase.
   const killAt = 150 + Math.floor(Math.random() * CLIENTS);

@@ -10,19 +10,10 @@ import t from 'tap';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
-import type { DialectName } from '../../proxy/dialect.js';
-import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
+import { meteredClient, type MeteredLoad, type SentRequest } from '../helpers/metered-answers.js';
 
 const CLIENTS = 64;
 const CREDITS_MICROS = 1_000_000_000;
-
-interface Sent {
-  /** The x-request-id, when response headers arrived. */
-  id: string | undefined;
-  complete: boolean;
-  tokens: LedgerTokens | undefined;
-  label: string;
-}
 
 let sim: RunningSim;
 const dataDir = mkdtempSync(join(tmpdir(), 'ledger-kill-'));
@@ -39,41 +30,6 @@ t.before(async () => {
 });
 t.teardown(() => sim.close());
 
-/** One client: requests back to back, rotating dialect and streaming, until `stop`; every request is recorded, each complete one told to `completed`. */
-async function client(
-  url: string,
-  index: number,
-  sent: Sent[],
-  stop: { now: boolean },
-  completed: () => void,
-): Promise<void> {
-  for (let n = index; !stop.now; n++) {
-    const dialect: DialectName = DIALECTS[n % 3]!;
-    const stream = Math.floor(n / 3) % 2 === 0;
-    const record: Sent = {
-      id: undefined,
-      complete: false,
-      tokens: undefined,
-      label: `${dialect} ${stream ? 'stream' : 'body'}`,
-    };
-    sent.push(record);
-    try {
-      const response = await fetch(url + PATHS[dialect], {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: JSON.stringify(requestBody(dialect, stream, `Say something about the ledger, number ${n}.`, 40)),
-      });
-      record.id = response.headers.get('x-request-id') ?? undefined;
-      const answer = await readAnswer(dialect, stream, response);
-      record.complete = answer.complete;
-      record.tokens = answer.tokens;
-      if (answer.complete) completed();
-    } catch {
-      return; // the process is gone
-    }
-  }
-}
-
 for (const round of [1, 2, 3]) {
   t.test(`round ${round}: a gateway killed under load loses no ledger row of a completed response`, async (t) => {
     const gateway = await startGatewayProcess({
@@ -83,7 +39,7 @@ for (const round of [1, 2, 3]) {
       GATEWAY_LOG_LEVEL: 'silent',
     });
     gateway.child.stdout?.resume();
-    const sent: Sent[] = [];
+    const sent: SentRequest[] = [];
     const stop = { now: false };
     // Let the load run, then kill as a random completion past the 200th lands: the other clients are then
     // at any phase of their requests.
@@ -94,9 +50,16 @@ for (const round of [1, 2, 3]) {
     const countCompletion = (): void => {
       if (++completions === killAt) loaded();
     };
-    const clients = Array.from({ length: CLIENTS }, (_, index) =>
-      client(gateway.url, index, sent, stop, countCompletion),
-    );
+    const load: MeteredLoad = {
+      url: gateway.url,
+      key,
+      topic: 'the ledger',
+      sent,
+      stop,
+      completed: countCompletion,
+      onBreak: 'stop', // the process is gone
+    };
+    const clients = Array.from({ length: CLIENTS }, (_, index) => meteredClient(load, index));
     await Promise.race([enough, Promise.all(clients)]);
     const exited = new Promise((resolve) => gateway.child.once('exit', resolve));
     gateway.child.kill('SIGKILL');

@@ -139,3 +139,63 @@ export function tokensOf(
 export async function ledgerRow(db: Kysely<Database>, id: string) {
   return db.selectFrom('usage').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** One request of a metered load, as its client saw it. */
+export interface SentRequest {
+  /** The x-request-id, when the gateway's response head arrived. */
+  id: string | undefined;
+  stream: boolean;
+  /** The status of the response head, when it arrived. */
+  status: number | undefined;
+  complete: boolean;
+  tokens: LedgerTokens | undefined;
+  /** e.g. "messages stream". */
+  label: string;
+}
+
+export interface MeteredLoad {
+  /** The gateway's (or the balancer's) base URL. */
+  url: string;
+  key: string;
+  /** Words of the prompt, so each load's requests say something of their own. */
+  topic: string;
+  /** Every request is recorded here as it is sent. */
+  sent: SentRequest[];
+  stop: { now: boolean };
+  /** Told of each complete answer. */
+  completed: () => void;
+  /** When a connection breaks: send the next request (a balancer routes it to a node still up), or stop (the one gateway is gone). */
+  onBreak: 'next' | 'stop';
+}
+
+/** One client of a load: requests back to back, rotating dialect and streaming from `index` on, until `stop`. */
+export async function meteredClient(load: MeteredLoad, index: number): Promise<void> {
+  for (let n = index; !load.stop.now; n++) {
+    const dialect = DIALECTS[n % 3]!;
+    const stream = Math.floor(n / 3) % 2 === 0;
+    const record: SentRequest = {
+      id: undefined,
+      stream,
+      status: undefined,
+      complete: false,
+      tokens: undefined,
+      label: `${dialect} ${stream ? 'stream' : 'body'}`,
+    };
+    load.sent.push(record);
+    try {
+      const response = await fetch(load.url + PATHS[dialect], {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${load.key}` },
+        body: JSON.stringify(requestBody(dialect, stream, `Say something about ${load.topic}, number ${n}.`, 40)),
+      });
+      record.status = response.status;
+      record.id = response.headers.get('x-request-id') ?? undefined;
+      const answer = await readAnswer(dialect, stream, response);
+      record.complete = answer.complete;
+      record.tokens = answer.tokens;
+      if (answer.complete) load.completed();
+    } catch {
+      if (load.onBreak === 'stop') return;
+    }
+  }
+}

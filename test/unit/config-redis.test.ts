@@ -1,28 +1,10 @@
 // The Redis settings: one server (`redis.url`) or the seeds of a Redis Cluster (`redis.cluster`,
 // GATEWAY_REDIS_CLUSTER comma-separated), never both.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError } from '../../config/errors.js';
 import { loadConfig } from '../../config/load.js';
+import { configError, configFolder } from '../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-config-redis-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-function configError(action: () => unknown): string {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
+const { file } = configFolder('gateway-config-redis-');
 
 t.test('redis.cluster takes seed URLs; GATEWAY_REDIS_CLUSTER, a comma-separated list, overrides it', async (t) => {
   const path = file('cluster.yaml', 'redis:\n  cluster: [redis://10.0.0.1:6379, redis://10.0.0.2:6379]\n');

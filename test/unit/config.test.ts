@@ -1,5 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError } from '../../config/errors.js';
@@ -9,23 +7,9 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { LogNotifier } from '../../notify/log-notifier.js';
 import { LocalRevocationBus } from '../../store/revocations.js';
 import type { PluginModule } from '../../plugins/plugin-module.js';
+import { configError, configFolder } from '../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-function configError(action: () => unknown): string {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
+const { dir, file } = configFolder('gateway-config-');
 
 // These plugins never open the store.
 const context = {

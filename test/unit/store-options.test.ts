@@ -1,28 +1,11 @@
 // Where the config puts the store (services/store-options.ts): SQLite in data_dir unless store.url
 // (or GATEWAY_DATABASE_URL) names a PostgreSQL; its pool, timeout and TLS; a bad setting names its key.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError } from '../../config/errors.js';
 import { loadConfig } from '../../config/load.js';
 import { storeOptionsOf } from '../../services/store-options.js';
+import { configError, configFolder } from '../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-store-options-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-function configError(action: () => unknown): string {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('no ConfigError');
-}
+const { file } = configFolder('gateway-store-options-');
 
 t.test('without store.url the store is the SQLite file in data_dir', async (t) => {
   const options = storeOptionsOf(loadConfig(undefined, { GATEWAY_DATA_DIR: '/tmp/gateway-x' }));

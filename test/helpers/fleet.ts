@@ -106,9 +106,7 @@ export async function startFleet(t: Test, options: FleetOptions): Promise<Fleet>
     if (keyId === undefined) throw new Error(`gateway keys create: no key id in ${created.err}`);
     return { key: created.out.trim(), keyId };
   };
-  // As the guide says: the store is made before the nodes start together (nodes starting on an empty
-  // SQLite store each apply the migrations, and all but one exit), with a first organization by the CLI.
-  cli('orgs', 'create', 'operators');
+  // The nodes start together on an empty store: the first applies the migrations, the others wait for it.
   const starts = await Promise.allSettled(Array.from({ length: options.nodes ?? 3 }, () => startGatewayProcess(env)));
   for (const result of starts) if (result.status === 'fulfilled') nodes.push(fleetNode(result.value));
   const failure = starts.find((result) => result.status === 'rejected');

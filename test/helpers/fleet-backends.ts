@@ -7,8 +7,11 @@ import { join } from 'node:path';
 import { openStore, type Store } from '../../store/store.js';
 import { startRedis } from './redis.js';
 
-/** Where the nodes keep orgs, keys and the ledger: today one SQLite data directory on this machine. */
-export type FleetStore = { dataDir: string };
+/**
+ * Where the nodes keep orgs, keys and the ledger: one SQLite data directory on this machine, or with
+ * `url` a PostgreSQL database (the data directory then holds only the nodes' other files).
+ */
+export type FleetStore = { dataDir: string; url?: string };
 
 /** The Redis every node uses for revocations, rate-limit counters and the prompt-cache registry. */
 export type FleetRedis = { url: string };
@@ -48,10 +51,17 @@ export const FLEET_BACKENDS: readonly BackendsKind[] = [
 
 /** The variables that point a node, or the `gateway` CLI, at the fleet's store and Redis. */
 export function backendEnvironment(backends: FleetBackends): Record<string, string> {
-  return { GATEWAY_DATA_DIR: backends.store.dataDir, GATEWAY_REDIS_URL: backends.redis.url };
+  return {
+    GATEWAY_DATA_DIR: backends.store.dataDir,
+    ...(backends.store.url === undefined ? {} : { GATEWAY_DATABASE_URL: backends.store.url }),
+    GATEWAY_REDIS_URL: backends.redis.url,
+  };
 }
 
 /** The fleet's store opened from the test, to read the ledger. */
 export function openFleetStore(store: FleetStore): Promise<Store> {
-  return openStore({ dataDir: store.dataDir });
+  const { dataDir, url } = store;
+  return openStore(
+    url === undefined ? { dataDir } : { dataDir, postgres: { url, poolSize: 2, connectTimeoutMs: 2000 } },
+  );
 }

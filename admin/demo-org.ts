@@ -14,7 +14,13 @@ export async function createDemoKeyIfEmpty(options: StoreOptions): Promise<strin
   const store = await openStore(options);
   try {
     if ((await store.orgs.list()).length > 0) return undefined;
-    await store.orgs.create(DEMO_ORG);
+    try {
+      await store.orgs.create(DEMO_ORG);
+    } catch (error) {
+      // Nodes started together on a new data directory: another one made it first.
+      if ((await store.orgs.list()).length > 0) return undefined;
+      throw error;
+    }
     await store.orgs.addCredits(DEMO_ORG, DEMO_CREDITS_MICROS, 'demo organization');
     return (await store.keys.create(DEMO_ORG, 'demo')).key;
   } finally {

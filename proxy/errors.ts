@@ -51,6 +51,7 @@ const CATALOGUE = {
   GW_ERR_REQUEST_MALFORMED_HTTP: { status: 400, kind: 'invalid_request', chatCode: null },
   GW_ERR_SERVER_TOO_MANY_CONNECTIONS: { status: 503, kind: 'overloaded', chatCode: 'too_many_connections' },
   GW_ERR_SERVER_SHUTTING_DOWN: { status: 503, kind: 'overloaded', chatCode: 'shutting_down' },
+  GW_ERR_SERVER_STORE_UNAVAILABLE: { status: 503, kind: 'overloaded', chatCode: 'store_unavailable' },
   GW_ERR_AUTH_MISSING_KEY: { status: 401, kind: 'authentication', chatCode: 'invalid_api_key' },
   GW_ERR_AUTH_INVALID_KEY: { status: 401, kind: 'authentication', chatCode: 'invalid_api_key' },
   GW_ERR_BILLING_NO_CREDITS: { status: 402, kind: 'billing', chatCode: 'insufficient_credits' },

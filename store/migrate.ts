@@ -1,6 +1,6 @@
-// Brings a database to the latest schema (migrations/). On PostgreSQL, Kysely's migrator holds an
-// advisory lock while it reads and applies the pending migrations, so nodes starting together against
-// one database apply each migration once: the first does, the others then find nothing pending.
+// Brings a database to the latest schema (migrations/). The migrator runs under a lock that nodes
+// starting together share (PostgreSQL: Kysely's advisory lock; SQLite: the file's write lock, see
+// sqlite-database.ts), so each migration is applied once: the first does, the others find nothing pending.
 import { Migrator, type Kysely } from 'kysely';
 import { StoreError } from './errors.js';
 import { migrations } from './migrations/index.js';

@@ -9,4 +9,6 @@ export interface OpenedDatabase {
   readonly transact: Transactor;
   /** The SQLite file, or the PostgreSQL URL without its password. */
   readonly path: string;
+  /** Runs the migrations alone among the processes that open this store at the same time. */
+  readonly migrating: <T>(work: () => Promise<T>) => Promise<T>;
 }

@@ -65,5 +65,11 @@ export function openPostgresDatabase(options: PostgresOptions, log?: LogConfig):
   // opens a new one or reports the failure. Without a listener the error would end the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
-  return { db, transact: retryingConflicts(kyselyTransactor(db)), path: redactedUrl(options.url) };
+  return {
+    db,
+    transact: retryingConflicts(kyselyTransactor(db)),
+    path: redactedUrl(options.url),
+    // Kysely's migrator holds a PostgreSQL advisory lock while it reads and applies what is pending.
+    migrating: (work) => work(),
+  };
 }

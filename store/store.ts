@@ -47,7 +47,7 @@ export interface Store {
 /** Opens (and creates or migrates) the store. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   let opened: OpenedDatabase;
-  if (options.postgres === undefined) opened = openSqliteDatabase(options.dataDir, options.log);
+  if (options.postgres === undefined) opened = await openSqliteDatabase(options.dataDir, options.log);
   else {
     const { openPostgresDatabase } = await import('./postgres-database.js');
     opened = openPostgresDatabase(options.postgres, options.log);
@@ -55,7 +55,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const { db, transact, path } = opened;
   let migrated: string[];
   try {
-    migrated = await migrateToLatest(db, path);
+    migrated = await opened.migrating(() => migrateToLatest(db, path));
   } catch (error) {
     await db.destroy();
     throw error;

@@ -9,6 +9,7 @@ import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
+import { orStoreUnavailable } from '../store-unavailable.js';
 import { KeyCache } from './key-cache.js';
 
 declare module '../../proxy/exchange.js' {
@@ -45,7 +46,7 @@ export const authPlugin: PluginModule = {
           'Missing API key: send it as x-api-key or Authorization: Bearer.',
         );
       const { key, header } = presented;
-      const record = await cache.lookup(key);
+      const record = await orStoreUnavailable(cache.lookup(key));
       if (record === undefined || record.status !== 'active')
         throw new GatewayError(
           'GW_ERR_AUTH_INVALID_KEY',

@@ -11,6 +11,7 @@ import type { Exchange } from '../../proxy/exchange.js';
 import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
+import { orStoreUnavailable } from '../store-unavailable.js';
 import { formatCredits } from '../../store/credits.js';
 import { NodeLease } from '../../store/node-lease.js';
 import { Ledger, type Hold } from './ledger.js';
@@ -93,7 +94,7 @@ export const meterPlugin: PluginModule = {
           }),
           createdAt: Date.now(),
         };
-        const held = await ledger.hold(hold);
+        const held = await orStoreUnavailable(ledger.hold(hold));
         if (!held.taken) throw noCredits(held.balanceMicros);
         inFlight.add(hold.id);
         const meter = new RequestMeter(exchange, hold, deps);

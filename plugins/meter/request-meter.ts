@@ -15,6 +15,7 @@ import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventObserver, EventsEnd } from '../../proxy/observe.js';
 import { usageOf, type UsageWatch } from '../../proxy/usage-watch.js';
+import { orStoreUnavailable } from '../store-unavailable.js';
 import type { Hold, Ledger } from './ledger.js';
 import { NO_USAGE, type BilledUsage, type Pricer } from './price.js';
 import { billedFromEstimate, billedFromUsage } from './usage.js';
@@ -109,7 +110,7 @@ export class RequestMeter implements EventObserver {
     const costMicros = this.#deps.pricer.cost(usage);
     const durationMs = Math.round(performance.now() - exchange.startedAt);
     try {
-      await this.#deps.ledger.settle(this.#hold, { usage, costMicros, status, durationMs });
+      await orStoreUnavailable(this.#deps.ledger.settle(this.#hold, { usage, costMicros, status, durationMs }));
     } finally {
       this.#deps.done(this.#hold);
     }

@@ -171,11 +171,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const chain = composeChain(plugins, terminal);
   const inFlight = new InFlight();
-  const redis = services.redis();
   const readiness = new Readiness(
     [
       ...(storeUsed ? [storeCheck(async () => (await services.store()).ping())] : []),
-      ...(redis !== undefined ? [redisCheck(() => redis.status === 'ready' && services.revocations.connected())] : []),
+      ...(services.redis() !== undefined ? [redisCheck(() => services.redisConnected())] : []),
     ],
     {
       cacheMs: READY_CACHE_MS,

@@ -14,6 +14,8 @@ export interface Services {
   store(): Promise<Store>;
   /** One shared Redis (or Redis Cluster) client, auto-pipelined, when Redis is configured, else undefined; connected on first call. */
   redis(): RedisClient | undefined;
+  /** Whether the shared Redis client and the revocation bus are connected (true without Redis): a check of /ready. */
+  redisConnected(): boolean;
   readonly revocations: RevocationBus;
   readonly notifier: LimitNotifier;
   close(): Promise<void>;
@@ -37,6 +39,11 @@ export async function openServices(config: GatewayConfig, storeOptions: StoreOpt
         client.on('error', (error: Error) => log?.warn({ err: error.message }, 'redis: error (reconnecting)'));
       }
       return client;
+    },
+    redisConnected() {
+      const shared = services.redis();
+      const sharedReady = shared === undefined || redisClient === undefined || redisClient.redisReady(shared);
+      return sharedReady && revocations.connected();
     },
     revocations,
     notifier,

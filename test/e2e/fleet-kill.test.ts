@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
-import { meteredClient, type LedgerTokens, type MeteredLoad, type SentRequest } from '../helpers/metered-answers.js';
+import { checkSettled, meteredClient, type MeteredLoad, type SentRequest } from '../helpers/metered-answers.js';
 
 const CLIENTS = 48;
 const CREDITS = '1000';
@@ -91,26 +91,7 @@ async function killUnderLoad(t: Test, fleet: Fleet): Promise<void> {
 
   const store = await fleet.store();
   const rows = await store.db.selectFrom('usage').selectAll().where('org_id', '=', org.orgId).execute();
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const lost: string[] = [];
-  const differing: string[] = [];
-  for (const record of completed) {
-    const row = byId.get(record.id!);
-    if (row === undefined || row.state !== 'settled') {
-      lost.push(`${record.label} ${record.id} (${row?.state ?? 'no row'})`);
-      continue;
-    }
-    const tokens: LedgerTokens = {
-      input_tokens: row.input_tokens,
-      output_tokens: row.output_tokens,
-      cache_read_tokens: row.cache_read_tokens,
-      cache_write_tokens: row.cache_write_tokens,
-    };
-    if (JSON.stringify(tokens) !== JSON.stringify(record.tokens))
-      differing.push(
-        `${record.label} ${record.id}: row ${JSON.stringify(tokens)}, answer ${JSON.stringify(record.tokens)}`,
-      );
-  }
+  const { lost, differing } = checkSettled(completed, rows);
   t.same(lost, [], 'every complete answer has its settled ledger row: none lost');
   t.same(differing, [], 'with the usage the answer reported');
   const headerless = sent.filter((record) => record.id === undefined).length;

@@ -10,7 +10,7 @@ import t from 'tap';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
-import { meteredClient, type MeteredLoad, type SentRequest } from '../helpers/metered-answers.js';
+import { checkSettled, meteredClient, type MeteredLoad, type SentRequest } from '../helpers/metered-answers.js';
 
 const CLIENTS = 64;
 const CREDITS_MICROS = 1_000_000_000;
@@ -74,27 +74,7 @@ for (const round of [1, 2, 3]) {
     const store = await openStore({ dataDir });
     try {
       const rows = await store.db.selectFrom('usage').selectAll().execute();
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      const missing: string[] = [];
-      const differing: string[] = [];
-      for (const record of completed) {
-        const row = byId.get(record.id!);
-        if (row === undefined || row.state !== 'settled') {
-          missing.push(`${record.label} ${record.id} (${row?.state ?? 'no row'})`);
-          continue;
-        }
-        const tokens = {
-          input_tokens: row.input_tokens,
-          output_tokens: row.output_tokens,
-          cache_read_tokens: row.cache_read_tokens,
-          cache_write_tokens: row.cache_write_tokens,
-        };
-        if (JSON.stringify(tokens) !== JSON.stringify(record.tokens))
-          differing.push(
-            `${record.label} ${record.id}: row ${JSON.stringify(tokens)}, response ${JSON.stringify(record.tokens)}`,
-          );
-        if (row.status !== 200) differing.push(`${record.label} ${record.id}: status ${row.status}`);
-      }
+      const { lost: missing, differing } = checkSettled(completed, rows);
       t.same(missing, [], 'every complete response has its settled row');
       t.same(differing, [], 'with the usage the response reported');
 

@@ -199,3 +199,46 @@ export async function meteredClient(load: MeteredLoad, index: number): Promise<v
     }
   }
 }
+
+/** A usage row as far as a load's check reads it. */
+interface SettledRow {
+  id: string;
+  state: string;
+  status: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+/**
+ * The complete answers of a load against the ledger: `lost`, those without a settled row; `differing`,
+ * those whose row holds other token counts than the answer reported, or another status than 200.
+ */
+export function checkSettled(
+  completed: readonly SentRequest[],
+  rows: readonly SettledRow[],
+): { lost: string[]; differing: string[] } {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const lost: string[] = [];
+  const differing: string[] = [];
+  for (const record of completed) {
+    const row = byId.get(record.id ?? '');
+    if (row === undefined || row.state !== 'settled') {
+      lost.push(`${record.label} ${record.id} (${row?.state ?? 'no row'})`);
+      continue;
+    }
+    const tokens: LedgerTokens = {
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      cache_read_tokens: row.cache_read_tokens,
+      cache_write_tokens: row.cache_write_tokens,
+    };
+    if (JSON.stringify(tokens) !== JSON.stringify(record.tokens))
+      differing.push(
+        `${record.label} ${record.id}: row ${JSON.stringify(tokens)}, answer ${JSON.stringify(record.tokens)}`,
+      );
+    if (row.status !== 200) differing.push(`${record.label} ${record.id}: status ${row.status}`);
+  }
+  return { lost, differing };
+}

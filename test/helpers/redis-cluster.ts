@@ -2,12 +2,13 @@
 // master on a free loopback port with its cluster bus on another, in a temporary directory, without
 // persistence. With no replicas, losing a master leaves its slots unserved; `cluster-require-full-coverage
 // no` keeps the other masters answering for theirs.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
+import { spawnRedisServer } from './redis.js';
 
 const run = promisify(execFile);
 
@@ -41,7 +42,7 @@ export async function startRedisCluster(): Promise<RunningRedisCluster> {
   const busPorts = [...found].slice(3);
   const children: Array<ChildProcess | undefined> = [];
   const startMaster = async (i: number): Promise<void> => {
-    children[i] = await startServer([
+    children[i] = await spawnRedisServer([
       '--port',
       String(ports[i]),
       '--cluster-port',
@@ -139,31 +140,6 @@ function servesSlot(output: string, slot: number, port: number): boolean {
     if (lines[i + 2] === '127.0.0.1' && Number(lines[i + 3]) === port && start <= slot && slot <= end) return true;
   }
   return false;
-}
-
-function startServer(args: string[]): Promise<ChildProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        child.stdout.removeAllListeners('data');
-        child.stdout.resume();
-        resolve(child);
-      }
-    });
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server cannot run (apt-get install redis-server): ${error.message}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited ${code}: ${output}`));
-    });
-  });
 }
 
 async function kill(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {

@@ -1,5 +1,5 @@
 // A real redis-server (Debian's package; .ci/run installs it) on a free loopback port, without persistence.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './free-port.js';
 
 export interface RunningRedis {
@@ -10,19 +10,40 @@ export interface RunningRedis {
 /** On a free port, or on `port` (a server started again where a stopped one was, which its clients reconnect to). */
 export async function startRedis(requested?: number): Promise<RunningRedis> {
   const port = requested ?? (await freePort());
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = await spawnRedisServer([
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+  ]);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Starts `redis-server ARGS…` and resolves once it accepts connections (its output then drained). */
+export function spawnRedisServer(args: string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {
         clearTimeout(timer);
-        resolve();
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
+        resolve(child);
       }
     });
     child.once('error', (error) => {
@@ -34,13 +55,4 @@ export async function startRedis(requested?: number): Promise<RunningRedis> {
       reject(new Error(`redis-server exited ${code}: ${output}`));
     });
   });
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async close() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }

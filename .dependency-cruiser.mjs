@@ -1,6 +1,6 @@
 // The import directions of the gateway (`npm run deps`), checked so they do not depend on review.
 // Imports point one way: bin/ (the composition root) → proxy/ (the core), dialects/, plugins/, admin/,
-// services/ → store/, config/, notify/, limits/, tokenizer/ → validation/, prompt/. Tests may import anything.
+// services/ → store/, config/, notify/, limits/, tokenizer/ → validation/, prompt/, telemetry/. Tests may import anything.
 
 /** Where every rule's `from` stops: tests are free to reach into any part. */
 const TESTS = '^test/';
@@ -126,6 +126,16 @@ export default {
       severity: 'error',
       from: { path: '^(validation|prompt)/' },
       to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|sim)/' },
+    },
+    {
+      name: 'telemetry-is-a-leaf',
+      comment:
+        'telemetry/ (the metrics catalogue, the tracer) is recorded into from every layer (the core, the plugins, the token counter), so it imports nothing of the gateway: what it records comes in as plain values.',
+      severity: 'error',
+      from: { path: '^telemetry/' },
+      to: {
+        path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
+      },
     },
     {
       name: 'sim-is-another-program',

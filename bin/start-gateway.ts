@@ -33,6 +33,8 @@ import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
 import type { Store } from '../store/store.js';
+import { GatewayMetrics, replicaLabel } from '../telemetry/metrics.js';
+import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
 import { redisCheck, storeCheck } from './readiness-checks.js';
 import { storeOptionsOf } from '../services/store-options.js';
 
@@ -43,6 +45,8 @@ export interface RunningGateway {
   upstreamUrls: string[];
   /** The admin API and dashboard's base URL, when the admin token is set. */
   adminUrl?: string;
+  /** The metrics listener's base URL (GET /metrics), when `metrics.port` is set. */
+  metricsUrl?: string;
   log: Logger;
   /** Stops at once: requests under way are cut (as on an upstream break) and settled, then everything closes. */
   close(): Promise<void>;
@@ -97,6 +101,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const upstreamApiKey =
     config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
   const contextTokens = await modelContextTokens(config, urls[0]!, upstreamApiKey, log);
+  // Recorded only when they can be scraped: a node without a metrics port pays nothing for them.
+  const metrics =
+    config.metrics.port === undefined ? undefined : new GatewayMetrics({ perOrg: config.metrics.per_org });
   const pool = new UpstreamPool({
     urls,
     apiKey: upstreamApiKey,
@@ -201,6 +208,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     thinkingSigner,
     inFlight,
     readiness,
+    metrics,
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({
       id: config.model.id,
@@ -228,9 +236,21 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     idleTimeoutMs: config.server.websocket_idle_ms,
     thinkingSigner,
     inFlight,
+    metrics,
+  });
+  metrics?.readAtScrape({
+    inFlight: () => inFlight.count,
+    replicas: () =>
+      pool.replicas.map((replica) => ({
+        replica: replicaLabel(replica.origin + replica.basePath),
+        healthy: replica.healthyAt(Date.now()),
+        queued: replica.pool.stats.queued,
+      })),
+    tokenizerQueue: () => counter.queued(),
   });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
+  let metricsServer: RunningMetricsServer | undefined;
   const cut = new AbortController();
   let stopping: Promise<void> | undefined;
   /** Drains, then closes the parts in order: the plugins settle their last rows (the meter's group commit), the store writes the keys' last-used times. */
@@ -250,6 +270,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
         { timeoutMs, cut: cut.signal },
       );
       await admin?.close();
+      await metricsServer?.close();
       for (const plugin of plugins) await plugin.close?.();
       await services.close();
       await pool.close();
@@ -283,10 +304,22 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     });
     log.info({ url: admin.url }, 'admin API and dashboard listening');
   }
+  if (metrics !== undefined && config.metrics.port !== undefined) {
+    metricsServer = await startMetricsServer(
+      metrics,
+      { host: config.metrics.host, port: config.metrics.port },
+      log,
+    ).catch(async (error: unknown) => {
+      await close();
+      throw error;
+    });
+    log.info({ url: `${metricsServer.url}/metrics` }, 'metrics listening');
+  }
   return {
     url: urlOf(server),
     upstreamUrls: urls,
     ...(admin !== undefined ? { adminUrl: admin.url } : {}),
+    ...(metricsServer !== undefined ? { metricsUrl: metricsServer.url } : {}),
     log,
     close,
     drain: () => stop(config.server.drain_timeout_ms),

@@ -150,6 +150,10 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
         .filter(Boolean),
     );
   if (env.GATEWAY_SMTP_URL) assign('GATEWAY_SMTP_URL', ['mail', 'url'], env.GATEWAY_SMTP_URL);
+  if (env.GATEWAY_METRICS_HOST) assign('GATEWAY_METRICS_HOST', ['metrics', 'host'], env.GATEWAY_METRICS_HOST);
+  if (env.GATEWAY_METRICS_PORT)
+    assign('GATEWAY_METRICS_PORT', ['metrics', 'port'], integer('GATEWAY_METRICS_PORT', env.GATEWAY_METRICS_PORT));
+  if (env.GATEWAY_OTLP_URL) assign('GATEWAY_OTLP_URL', ['tracing', 'otlp_url'], env.GATEWAY_OTLP_URL);
   if (env.GATEWAY_ADMIN_HOST) assign('GATEWAY_ADMIN_HOST', ['admin', 'host'], env.GATEWAY_ADMIN_HOST);
   if (env.GATEWAY_ADMIN_PORT)
     assign('GATEWAY_ADMIN_PORT', ['admin', 'port'], integer('GATEWAY_ADMIN_PORT', env.GATEWAY_ADMIN_PORT));

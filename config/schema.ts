@@ -22,6 +22,8 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     'store',
     'redis',
     'admin',
+    'metrics',
+    'tracing',
     'limits',
     'pricing',
     'mail',
@@ -267,6 +269,26 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         port: { type: 'integer', minimum: 0, maximum: 65535 },
         token_env: { type: 'string', minLength: 1 },
         session_ttl_ms: { type: 'integer', minimum: 60000 },
+      },
+    },
+    metrics: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['host', 'per_org'],
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        port: optional({ type: 'integer', minimum: 0, maximum: 65535 }),
+        per_org: { type: 'boolean' },
+      },
+    },
+    tracing: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['service_name', 'sample_ratio'],
+      properties: {
+        otlp_url: optional({ type: 'string', pattern: '^https?://' }),
+        service_name: { type: 'string', minLength: 1 },
+        sample_ratio: { type: 'number', minimum: 0, maximum: 1 },
       },
     },
     limits: {

@@ -93,6 +93,10 @@ export interface GatewayConfig {
   redis: { url?: string; cluster?: string[]; key_prefix?: string };
   /** The admin API and dashboard listener; it runs only when the token variable is set. */
   admin: { host: string; port: number; token_env: string; session_ttl_ms: number };
+  /** Prometheus metrics on their own listener; off while `port` is unset. */
+  metrics: { host: string; port?: number; per_org: boolean };
+  /** OpenTelemetry traces over OTLP/HTTP; off while `otlp_url` is unset. */
+  tracing: { otlp_url?: string; service_name: string; sample_ratio: number };
   /** Rate limits: the response-header prefix, the window, and the tiers by lifetime spend (spec §8.1). */
   limits: { header_prefix: string; window_ms: number; tiers: TierConfig[] };
   /** Prices in credits (1 credit = $1) per million tokens, the cache multipliers, and per 1,000 searches. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { estimateInputTokens } from '../limits/estimate.js';
+import type { AnswerWatch } from './answer-watch.js';
 import type { ChatRequest } from './canonical.js';
 import { GatewayError } from './errors.js';
 import type { WireProfile } from './dialect.js';
@@ -46,6 +47,10 @@ export class Exchange {
   readonly thinkingSigner: ThinkingSigner;
   /** The canonical request, set once the body is decoded. */
   request: ChatRequest | undefined = undefined;
+  /** Whether the answer is a stream (SSE or WebSocket messages): known once the request is decoded. */
+  stream = false;
+  /** What the answer carried, for the metrics; set when the node records metrics. */
+  answer: AnswerWatch | undefined = undefined;
 
   readonly #rootLog: Logger;
   #log: Logger | undefined;

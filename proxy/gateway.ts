@@ -1,6 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { GatewayMetrics } from '../telemetry/metrics.js';
 import { CompletionAccumulator } from './accumulate.js';
+import { AnswerWatch } from './answer-watch.js';
 import { readJsonBody, type BodyLimits } from './body.js';
 import { discardRestOfBody } from './body-discard.js';
 import type { Chain } from './chain.js';
@@ -17,7 +19,7 @@ import { refuseUnhandledSearch } from './unhandled-search.js';
 import type { ThinkingSigner } from './thinking-signer.js';
 import { printable } from './printable.js';
 import { nextRequestId } from './request-id.js';
-import { logRequest } from './request-log.js';
+import { endExchange, endWithoutExchange } from './request-end.js';
 import { wireOf } from './wire-header.js';
 import type { RouteMatch, Router } from './router.js';
 
@@ -25,7 +27,6 @@ import type { RouteMatch, Router } from './router.js';
 const CONNECTIONS_RETRY_AFTER_S = 1;
 /** Unknown paths are logged up to this length. */
 const MAX_LOGGED_PATH = 200;
-const NO_FIELDS: Readonly<Record<string, string | number>> = {};
 
 export interface GatewayOptions {
   router: Router;
@@ -47,6 +48,8 @@ export interface GatewayOptions {
   inFlight: InFlight;
   /** GET /ready's answer. */
   readiness: Readiness;
+  /** The node's Prometheus metrics, when they are on (`metrics.port`). */
+  metrics: GatewayMetrics | undefined;
 }
 
 /** The HTTP entry point: route, run the chain, write the answer in the caller's dialect. */
@@ -80,6 +83,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
     wire: options.defaultWire,
     thinkingSigner: options.thinkingSigner,
   });
+  if (options.metrics !== undefined) exchange.answer = new AnswerWatch();
   let failure: GatewayError | undefined;
   try {
     exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
@@ -121,17 +125,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
     }
   } finally {
     if (!req.complete) discardRestOfBody(req, options.bodyLimits, exchange.startedAt);
-    logRequest(
-      options.log,
-      id,
-      req,
-      route.path,
-      res.statusCode,
-      exchange.startedAt,
-      controller.signal.aborted,
-      failure,
-      exchange.logFields,
-    );
+    endExchange(options.log, options.metrics, exchange, res.statusCode, controller.signal.aborted, failure);
   }
 }
 
@@ -161,16 +155,19 @@ function refuse(
   }
   sendError(res, match.found ? match.route.errors : match.errors, error, headers);
   if (!req.complete) discardRestOfBody(req, options.bodyLimits, startedAt);
-  logRequest(
+  endWithoutExchange(
     options.log,
-    id,
-    req,
-    printable(path, MAX_LOGGED_PATH),
+    options.metrics,
+    {
+      id,
+      req,
+      loggedPath: printable(path, MAX_LOGGED_PATH),
+      route: match.found ? match.route : undefined,
+      wire: options.defaultWire,
+    },
     res.statusCode,
     startedAt,
-    false,
     error,
-    NO_FIELDS,
   );
 }
 
@@ -184,18 +181,28 @@ async function generate(
   const body = await readJsonBody(exchange.req, options.bodyLimits, exchange.startedAt);
   const { request, echo } = dialect.decode(body);
   exchange.accept(request);
+  exchange.stream = dialect.wantsStream(request);
   const events = await options.chain.generate(exchange);
-  if (dialect.wantsStream(request)) {
-    return sendEventStream(
-      res,
-      exchange.responseHeaders,
-      dialect.streamEncoder(exchange, echo),
-      events,
-      exchange.signal,
-      options.pingIntervalMs,
-    );
+  if (exchange.stream) {
+    const openStreams = options.metrics?.openStreams;
+    openStreams?.inc();
+    try {
+      return await sendEventStream(
+        res,
+        exchange.responseHeaders,
+        dialect.streamEncoder(exchange, echo),
+        events,
+        exchange.signal,
+        options.pingIntervalMs,
+        exchange.answer,
+      );
+    } finally {
+      openStreams?.dec();
+    }
   }
-  sendJson(res, 200, exchange.responseHeaders, dialect.encodeBody(await collect(events), exchange, echo));
+  const completion = await collect(events);
+  exchange.answer?.see({ type: 'completion', completion });
+  sendJson(res, 200, exchange.responseHeaders, dialect.encodeBody(completion, exchange, echo));
   return undefined;
 }
 

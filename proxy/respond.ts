@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { AnswerWatch } from './answer-watch.js';
 import type { JsonObject } from './canonical.js';
 import type { ErrorRenderer, StreamEncoder } from './dialect.js';
 import type { ErrorCode, GatewayError } from './errors.js';
@@ -53,6 +54,7 @@ export function sendEventStream(
   events: EventStream,
   signal: AbortSignal,
   pingIntervalMs: number,
+  watch: AnswerWatch | undefined,
 ): Promise<GatewayError | undefined> {
   res.writeHead(200, { ...headers, ...SSE_HEADERS });
   let pending = '';
@@ -92,5 +94,5 @@ export function sendEventStream(
   const started = (): void => {
     if (pending === '') res.flushHeaders();
   };
-  return sendEncodedEvents(transport, encoder, events, signal, started).finally(() => clearInterval(pinger));
+  return sendEncodedEvents(transport, encoder, events, signal, watch, started).finally(() => clearInterval(pinger));
 }

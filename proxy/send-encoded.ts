@@ -1,3 +1,4 @@
+import type { AnswerWatch } from './answer-watch.js';
 import type { ResponseEvent } from './canonical.js';
 import type { StreamEncoder } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
@@ -22,13 +23,15 @@ export interface FrameTransport {
  * the dialect's encoder to the transport; a full buffer pauses the events (and so the upstream) until
  * 'drain'; an error after the start becomes the dialect's error event; a client that went away (the
  * signal) cancels the events. Settles once the stream is over and every stage of the chain has run its
- * end, with the error, if any. `started` runs once the start frame is written and the events piped.
+ * end, with the error, if any. `started` runs once the start frame is written and the events piped;
+ * `watch`, when given, sees each event the encoder gets.
  */
 export function sendEncodedEvents(
   transport: FrameTransport,
   encoder: StreamEncoder,
   events: EventStream,
   signal: AbortSignal,
+  watch: AnswerWatch | undefined,
   started: () => void = () => {},
 ): Promise<GatewayError | undefined> {
   return new Promise((resolve) => {
@@ -74,6 +77,7 @@ export function sendEncodedEvents(
           // A completion answers a non-streamed call: a streamed request's call streams.
           if (event.type === 'completion')
             throw new GatewayError('GW_ERR_INTERNAL', 'A whole completion reached an event stream.');
+          watch?.see(event);
           transport.write(encoder.event(event));
         } catch (error) {
           stop(asGatewayError(error));

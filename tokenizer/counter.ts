@@ -17,6 +17,8 @@ export interface TokenCounter {
    * worker threads, started by the first large conversation); the gateway may call it at start.
    */
   warmUp?(): Promise<void>;
+  /** Counts waiting for a worker thread (0 for a counter without workers), for the metrics. */
+  queued(): number;
   /** Ends the worker threads or the upstream connections. */
   close(): Promise<void>;
 }

@@ -40,6 +40,8 @@ export class InProcessCounter implements TokenCounter {
   #model: Promise<PromptModel> | null = null;
   /** The pool once started; null when it could not start (or the counter closed meanwhile). */
   #starting: Promise<WorkerPool | null> | null = null;
+  /** The pool once it has started, for `queued()`. */
+  #pool: WorkerPool | null = null;
   #closed = false;
 
   constructor(options: InProcessCounterOptions) {
@@ -81,6 +83,10 @@ export class InProcessCounter implements TokenCounter {
     await Promise.all([this.#loadModel(), this.#options.workers === 0 ? undefined : this.#startPool()]);
   }
 
+  queued(): number {
+    return this.#pool?.queued ?? 0;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const pool = await this.#starting;
@@ -105,7 +111,10 @@ export class InProcessCounter implements TokenCounter {
   #startPool(): Promise<WorkerPool | null> {
     this.#starting ??= WorkerPool.start(this.#options.spec, this.#options.workers).then(
       async (pool) => {
-        if (!this.#closed) return pool;
+        if (!this.#closed) {
+          this.#pool = pool;
+          return pool;
+        }
         await pool.close();
         return null;
       },

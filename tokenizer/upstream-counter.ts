@@ -78,6 +78,11 @@ export class UpstreamCounter implements TokenCounter {
     return tokens.length;
   }
 
+  /** Its counts wait in the upstream's connection pool, not in a queue of its own. */
+  queued(): number {
+    return 0;
+  }
+
   async close(): Promise<void> {
     await this.#pool.close();
   }

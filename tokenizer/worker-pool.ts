@@ -82,6 +82,11 @@ export class WorkerPool {
     return this.#slots.length + this.#joining;
   }
 
+  /** Jobs waiting for a free worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
   /** Counts a PromptInput given as JSON. Rejects with a PromptError when the conversation is at fault. */
   count(input: string, signal?: AbortSignal): Promise<number> {
     if (this.#closed) return Promise.reject(new Error('the tokenizer worker pool is closed'));

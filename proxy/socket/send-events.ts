@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
+import type { AnswerWatch } from '../answer-watch.js';
 import type { SocketConversation, StreamEncoder } from '../dialect.js';
 import type { GatewayError } from '../errors.js';
 import type { EventStream } from '../event-stream.js';
@@ -26,6 +27,7 @@ export function sendEventMessages(
   conversation: SocketConversation,
   reply: SocketReply,
   signal: AbortSignal,
+  watch: AnswerWatch | undefined,
 ): Promise<GatewayError | undefined> {
   const transport: FrameTransport = {
     write(text) {
@@ -38,5 +40,5 @@ export function sendEventMessages(
     drained: socket,
     end() {},
   };
-  return sendEncodedEvents(transport, encoder, events, signal);
+  return sendEncodedEvents(transport, encoder, events, signal, watch);
 }

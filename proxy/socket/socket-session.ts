@@ -2,13 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import { AnswerWatch } from '../answer-watch.js';
 import type { Chain } from '../chain.js';
 import type { Dialect, SocketConversation, WireProfile } from '../dialect.js';
 import { asGatewayError, GatewayError } from '../errors.js';
 import { Exchange } from '../exchange.js';
 import type { InFlight } from '../in-flight.js';
 import { nextRequestId } from '../request-id.js';
-import { logRequest } from '../request-log.js';
+import { endExchange } from '../request-end.js';
 import type { Route } from '../router.js';
 import type { ThinkingSigner } from '../thinking-signer.js';
 import { sendEventMessages, SocketReply } from './send-events.js';
@@ -23,6 +25,8 @@ export interface SocketSessionOptions {
   thinkingSigner: ThinkingSigner;
   /** Counts each response while it is under way (a draining node waits for it). */
   inFlight: InFlight;
+  /** The node's Prometheus metrics, when they are on. */
+  metrics: GatewayMetrics | undefined;
 }
 
 /**
@@ -151,6 +155,9 @@ export class SocketSession {
       wire: this.#wire,
       thinkingSigner: this.#options.thinkingSigner,
     });
+    exchange.stream = true;
+    const metrics = this.#options.metrics;
+    if (metrics !== undefined) exchange.answer = new AnswerWatch();
     let failure: GatewayError | undefined;
     try {
       for (const hook of this.#options.chain.onRequest) await hook(exchange);
@@ -160,15 +167,21 @@ export class SocketSession {
       const encoder = this.#dialect.streamEncoder(exchange, echo);
       if (generate) {
         const events = await this.#options.chain.generate(exchange);
-        failure = await sendEventMessages(
-          this.#ws,
-          this.#socket,
-          encoder,
-          events,
-          this.#conversation,
-          reply,
-          controller.signal,
-        );
+        metrics?.openStreams.inc();
+        try {
+          failure = await sendEventMessages(
+            this.#ws,
+            this.#socket,
+            encoder,
+            events,
+            this.#conversation,
+            reply,
+            controller.signal,
+            exchange.answer,
+          );
+        } finally {
+          metrics?.openStreams.dec();
+        }
       } else {
         // A warm-up: the request is checked and gets its response, with nothing generated (no upstream call, no cost).
         if (encoder.warmUp === undefined)
@@ -190,16 +203,13 @@ export class SocketSession {
       leave();
       if (this.#goingAway) this.#ws.close(GOING_AWAY, 'going away');
       const status = reply.headersSent ? reply.statusCode : (failure?.status ?? 200);
-      logRequest(
+      endExchange(
         this.#options.log,
-        id,
-        this.#req,
-        this.#route.path,
+        metrics,
+        exchange,
         controller.signal.aborted && !reply.headersSent ? CLIENT_CLOSED : status,
-        exchange.startedAt,
         controller.signal.aborted,
         failure,
-        exchange.logFields,
       );
     }
   }

@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { Chain } from '../chain.js';
 import type { ConnectionCap } from '../connection-cap.js';
 import type { InFlight } from '../in-flight.js';
@@ -11,7 +12,7 @@ import { asGatewayError, GatewayError } from '../errors.js';
 import { Exchange } from '../exchange.js';
 import { printable } from '../printable.js';
 import { nextRequestId } from '../request-id.js';
-import { logRequest } from '../request-log.js';
+import { endWithoutExchange } from '../request-end.js';
 import type { Route, Router } from '../router.js';
 import type { ThinkingSigner } from '../thinking-signer.js';
 import { wireOf } from '../wire-header.js';
@@ -30,6 +31,8 @@ export interface SocketModeOptions {
   thinkingSigner: ThinkingSigner;
   /** Counts each response under way; while the node drains, upgrades are refused. */
   inFlight: InFlight;
+  /** The node's Prometheus metrics, when they are on. */
+  metrics: GatewayMetrics | undefined;
 }
 
 /** The open WebSockets of a server, to end them when it stops (an upgraded socket is no longer the HTTP server's to close). */
@@ -131,7 +134,7 @@ async function upgrade(
     if (failure.code === 'GW_ERR_INTERNAL') options.log.error({ requestId: id, err: error }, 'internal error');
     const errors = route?.errors ?? (match.found ? match.route.errors : match.errors);
     refuse(socket, errors.renderError(failure), headers);
-    logUpgrade(options.log, id, req, failure.status, startedAt, failure);
+    logUpgrade(options, { id, req, route, wire }, failure.status, startedAt, failure);
     return;
   }
   const opened = route as Route & { dialect: Dialect };
@@ -143,12 +146,13 @@ async function upgrade(
       idleTimeoutMs: options.idleTimeoutMs,
       thinkingSigner: options.thinkingSigner,
       inFlight: options.inFlight,
+      metrics: options.metrics,
     });
     sessions.add(session);
     ws.once('close', () => remove(session));
     // Opened while the drain began (the upgrade was under way): it goes away at once too.
     if (options.inFlight.draining) session.goAway();
-    logUpgrade(options.log, id, req, 101, startedAt, undefined);
+    logUpgrade(options, { id, req, route: opened, wire }, 101, startedAt, undefined);
   });
 }
 
@@ -166,15 +170,22 @@ function refuse(socket: Socket, rendered: { status: number; body: object }, head
   socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
 }
 
+/** The upgrade's own line and count (each request message on the socket then has its own). */
 function logUpgrade(
-  log: Logger,
-  id: string,
-  req: IncomingMessage,
+  options: SocketModeOptions,
+  upgrade: { id: string; req: IncomingMessage; route: Route | undefined; wire: WireProfile },
   status: number,
   startedAt: number,
   failure: GatewayError | undefined,
 ): void {
-  logRequest(log, id, req, printable(pathOf(req.url ?? '/'), 200), status, startedAt, false, failure, {});
+  endWithoutExchange(
+    options.log,
+    options.metrics,
+    { ...upgrade, loggedPath: printable(pathOf(upgrade.req.url ?? '/'), 200) },
+    status,
+    startedAt,
+    failure,
+  );
 }
 
 function pathOf(url: string): string {

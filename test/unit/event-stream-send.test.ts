@@ -31,7 +31,7 @@ t.test(
     };
     let failure: GatewayError | undefined;
     const server = createServer((_req, res) => {
-      void sendEventStream(res, {}, encoder, streamOf(events()), new AbortController().signal, 60_000).then(
+      void sendEventStream(res, {}, encoder, streamOf(events()), new AbortController().signal, 60_000, undefined).then(
         (error) => (failure = error),
       );
     });

@@ -15,6 +15,7 @@ import { measureMemory, type MemoryResult } from './memory.js';
 import { stopAll } from './processes.js';
 import { rotate } from './rotate.js';
 import { CHUNKS, DIALECT_PATHS, SCENARIOS } from './scenarios.js';
+import { measureScrape, type ScrapeResult } from './scrape.js';
 import { judge, summarize, unjudgedRatios, upstreamLegChoice } from './summary.js';
 import { chunkTable, matrixTable, memoryTable, ratioTable, ttfbTable, verdictLines } from './table.js';
 import {
@@ -172,6 +173,16 @@ async function main(): Promise<void> {
     );
   }
 
+  const scrapes: ScrapeResult[] = [];
+  for (const target of targets)
+    if (target.metricsUrl !== undefined) {
+      const scrape = await measureScrape({ ...target, metricsUrl: target.metricsUrl });
+      scrapes.push(scrape);
+      log(
+        `metrics scrape: ${scrape.target} ${scrape.cpuUsPerScrape.toFixed(0)} us of CPU per GET /metrics (${scrape.samples} samples, ${(scrape.bytes / 1024).toFixed(0)} KiB; ${scrape.scrapes} scrapes)`,
+      );
+    }
+
   const scenarioNames = SCENARIOS.map((scenario) => scenario.name);
   const targetNames = targets.map((target) => target.name);
   const rows = summarize(cells);
@@ -254,6 +265,7 @@ async function main(): Promise<void> {
     upstreamLeg: legChoice,
     idleRssMb,
     memory,
+    scrapes,
     rssAtEndMb: rssAtEnd,
     profile,
     cells,

@@ -27,6 +27,8 @@ export type TargetName =
   | 'gateway-messages'
   | 'gateway-responses'
   | 'gateway-full'
+  | 'gateway-full-metrics'
+  | 'gateway-full-traced'
   | 'gateway-full-redis'
   | 'gateway-full-pg'
   | 'portkey';
@@ -41,6 +43,8 @@ export const TARGET_NAMES: readonly TargetName[] = [
   'gateway-messages',
   'gateway-responses',
   'gateway-full',
+  'gateway-full-metrics',
+  'gateway-full-traced',
   'gateway-full-redis',
   'gateway-full-pg',
   'portkey',
@@ -65,6 +69,8 @@ export interface Target {
   store?: BenchStore;
   /** The full chain's plugins, in order. */
   chain?: readonly string[];
+  /** GET /metrics of a target with metrics on. */
+  metricsUrl?: string;
 }
 
 export interface Targets {
@@ -94,6 +100,10 @@ export const TARGET_ABOUT: Record<TargetName, string> = {
   'gateway-responses': 'the same gateway process, responses dialect (POST /v1/responses)',
   'gateway-full':
     'a gateway with the default plugin chain (auth, ratelimit, meter, promptcache, search; in-process counters), chat path, log level info',
+  'gateway-full-metrics':
+    'gateway-full with Prometheus metrics on (GATEWAY_METRICS_PORT; not scraped during the run: a scrape is measured apart)',
+  'gateway-full-traced':
+    'gateway-full with metrics and OpenTelemetry traces on, every request sampled, exported over OTLP/HTTP to a sink the bench runs (its CPU shown apart)',
   'gateway-full-redis':
     'the same chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
   'gateway-full-pg':
@@ -206,7 +216,19 @@ export async function startTargets(options: {
   const redis = redisVersion !== undefined ? await startRedis() : undefined;
   const postgres = postgresBin !== undefined && redis !== undefined ? await startPostgres(postgresBin) : undefined;
   const plainGateway = only.has('gateway') || only.has('gateway-messages') || only.has('gateway-responses');
-  const [nginxServer, httpProxy, undici, gateway, full, fullRedis, fullPostgres, portkeyServer] = await Promise.all([
+  const otlpSink = only.has('gateway-full-traced') ? await startOtlpSink(launch('otlp-sink')) : undefined;
+  const [
+    nginxServer,
+    httpProxy,
+    undici,
+    gateway,
+    full,
+    fullMetrics,
+    fullTraced,
+    fullRedis,
+    fullPostgres,
+    portkeyServer,
+  ] = await Promise.all([
     nginx !== undefined ? startNginx(nginx, sim.url) : undefined,
     only.has('http-proxy-3')
       ? startBare('http-proxy-3', 'bare-http-proxy.js', sim.url, launch('http-proxy-3'))
@@ -215,6 +237,16 @@ export async function startTargets(options: {
     plainGateway ? startGateway('gateway', sim.url, options.gatewayLog, launch('gateway')) : undefined,
     only.has('gateway-full')
       ? startFullGateway('gateway-full', chain, sim.url, options.gatewayLog, launch('gateway-full'))
+      : undefined,
+    only.has('gateway-full-metrics')
+      ? startFullGateway('gateway-full-metrics', chain, sim.url, options.gatewayLog, launch('gateway-full-metrics'), {
+          telemetry: { metricsPort: await freePort() },
+        })
+      : undefined,
+    otlpSink !== undefined
+      ? startFullGateway('gateway-full-traced', chain, sim.url, options.gatewayLog, launch('gateway-full-traced'), {
+          telemetry: { metricsPort: await freePort(), otlpSink },
+        })
       : undefined,
     redis !== undefined && only.has('gateway-full-redis')
       ? startFullGateway('gateway-full-redis', chain, sim.url, options.gatewayLog, launch('gateway-full-redis'), {
@@ -236,6 +268,9 @@ export async function startTargets(options: {
     undici,
     gateway,
     full?.server,
+    fullMetrics?.server,
+    fullTraced?.server,
+    otlpSink,
     fullRedis?.server,
     fullPostgres?.server,
     portkeyServer,
@@ -270,7 +305,7 @@ export async function startTargets(options: {
       else list.push(target);
     }
   }
-  for (const started of [full, fullRedis, fullPostgres]) {
+  for (const started of [full, fullMetrics, fullTraced, fullRedis, fullPostgres]) {
     if (started === undefined) continue;
     const target: Target = {
       name: started.name,
@@ -282,6 +317,7 @@ export async function startTargets(options: {
       chain,
     };
     if (started.services.length > 0) target.services = started.services;
+    if (started.metricsUrl !== undefined) target.metricsUrl = started.metricsUrl;
     const probe = await probeTarget(target);
     if (probe.status !== 200)
       notes.push(
@@ -316,6 +352,17 @@ async function startBare(name: TargetName, script: string, upstream: string, lau
   return startServer({
     name,
     args: [...launch.nodeArgs, join(BENCH_DIR, script), '--port', String(port), '--target', upstream],
+    port,
+    stopGraceMs: launch.stopGraceMs,
+  });
+}
+
+/** The traced gateway's collector (bench/otlp-sink.ts). */
+async function startOtlpSink(launch: Launch): Promise<ServerProcess> {
+  const port = await freePort();
+  return startServer({
+    name: 'otlp-sink',
+    args: [...launch.nodeArgs, join(BENCH_DIR, 'otlp-sink.js'), '--port', String(port)],
     port,
     stopGraceMs: launch.stopGraceMs,
   });
@@ -362,10 +409,14 @@ export interface BenchStore {
   url?: string;
 }
 
-/** The servers a full chain shares: Redis, and PostgreSQL for its store (else SQLite in its data directory). */
+/**
+ * What a full chain runs with besides its own process: Redis, and PostgreSQL for its store (else SQLite in its data
+ * directory); metrics on a port, and traces exported to the bench's OTLP sink.
+ */
 interface SharedServices {
-  redis: BenchRedis;
+  redis?: BenchRedis;
   postgres?: BenchPostgres;
+  telemetry?: { metricsPort: number; otlpSink?: ServerProcess };
 }
 
 interface FullGateway {
@@ -375,6 +426,7 @@ interface FullGateway {
   store: BenchStore;
   /** The processes of its shared services, measured beside it. */
   services: ServerProcess[];
+  metricsUrl?: string;
 }
 
 /**
@@ -398,8 +450,12 @@ async function startFullGateway(
     text: fullChainConfig(chain),
     dir: dataDir,
     env: {
-      ...(shared !== undefined ? { GATEWAY_REDIS_URL: shared.redis.url } : {}),
+      ...(shared?.redis !== undefined ? { GATEWAY_REDIS_URL: shared.redis.url } : {}),
       ...(shared?.postgres !== undefined ? { GATEWAY_DATABASE_URL: shared.postgres.url } : {}),
+      ...(shared?.telemetry !== undefined ? { GATEWAY_METRICS_PORT: String(shared.telemetry.metricsPort) } : {}),
+      ...(shared?.telemetry?.otlpSink !== undefined
+        ? { GATEWAY_OTLP_URL: `${shared.telemetry.otlpSink.url}/v1/traces` }
+        : {}),
     },
   });
   return {
@@ -407,9 +463,12 @@ async function startFullGateway(
     server,
     headers: { authorization: `Bearer ${key}` },
     store: benchStore,
-    services: [shared?.redis.process, shared?.postgres?.process].filter(
+    services: [shared?.redis?.process, shared?.postgres?.process, shared?.telemetry?.otlpSink].filter(
       (service): service is ServerProcess => service !== undefined,
     ),
+    ...(shared?.telemetry !== undefined
+      ? { metricsUrl: `http://127.0.0.1:${shared.telemetry.metricsPort}/metrics` }
+      : {}),
   };
 }
 

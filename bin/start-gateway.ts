@@ -34,6 +34,8 @@ import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
 import type { Store } from '../store/store.js';
 import { GatewayMetrics, replicaLabel } from '../telemetry/metrics.js';
+import { GatewayTracing } from '../telemetry/tracing.js';
+import { packageVersion } from '../config/package-version.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
 import { redisCheck, storeCheck } from './readiness-checks.js';
 import { storeOptionsOf } from '../services/store-options.js';
@@ -104,6 +106,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   // Recorded only when they can be scraped: a node without a metrics port pays nothing for them.
   const metrics =
     config.metrics.port === undefined ? undefined : new GatewayMetrics({ perOrg: config.metrics.per_org });
+  const tracing = tracingOf(config, env);
   const pool = new UpstreamPool({
     urls,
     apiKey: upstreamApiKey,
@@ -209,6 +212,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     inFlight,
     readiness,
     metrics,
+    tracing,
     countTokens: (request, signal) => counter.count(request, signal),
     models: modelsBody({
       id: config.model.id,
@@ -237,6 +241,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     thinkingSigner,
     inFlight,
     metrics,
+    tracing,
   });
   metrics?.readAtScrape({
     inFlight: () => inFlight.count,
@@ -272,6 +277,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       await admin?.close();
       await metricsServer?.close();
       for (const plugin of plugins) await plugin.close?.();
+      // The requests' spans have all ended: the last batch goes out (a collector that is down loses it).
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => log.warn({ err: error }, 'the last traces could not be exported'));
       await services.close();
       await pool.close();
       await counter.close();
@@ -325,6 +334,23 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     drain: () => stop(config.server.drain_timeout_ms),
     cutDrain: () => cut.abort(),
   };
+}
+
+/** The tracer when `tracing.otlp_url` is set; the SDK's OTEL_BSP_SCHEDULE_DELAY sets how long spans wait for their batch. */
+function tracingOf(config: GatewayConfig, env: NodeJS.ProcessEnv): GatewayTracing | undefined {
+  const url = config.tracing.otlp_url;
+  if (url === undefined) return undefined;
+  const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
+  return new GatewayTracing({
+    url,
+    serviceName: config.tracing.service_name,
+    version: packageVersion(),
+    sampleRatio: config.tracing.sample_ratio,
+    modelId: config.model.id,
+    ...(env.OTEL_BSP_SCHEDULE_DELAY !== undefined && Number.isInteger(delay) && delay >= 0
+      ? { exportDelayMs: delay }
+      : {}),
+  });
 }
 
 /** The model's context: the config's, else the upstream's report, else the default (logged, so an operator knows which). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { RequestTrace } from '../telemetry/request-trace.js';
 import { estimateInputTokens } from '../limits/estimate.js';
 import type { AnswerWatch } from './answer-watch.js';
 import type { ChatRequest } from './canonical.js';
@@ -49,8 +50,10 @@ export class Exchange {
   request: ChatRequest | undefined = undefined;
   /** Whether the answer is a stream (SSE or WebSocket messages): known once the request is decoded. */
   stream = false;
-  /** What the answer carried, for the metrics; set when the node records metrics. */
+  /** What the answer carried, for the metrics and the trace; set when the node records either. */
   answer: AnswerWatch | undefined = undefined;
+  /** The request's trace, when the node traces (proxy/exchange-trace.ts): spans of what it waits on go under it. */
+  trace: RequestTrace | undefined = undefined;
 
   readonly #rootLog: Logger;
   #log: Logger | undefined;

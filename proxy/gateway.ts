@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { GatewayTracing } from '../telemetry/tracing.js';
 import { CompletionAccumulator } from './accumulate.js';
 import { AnswerWatch } from './answer-watch.js';
 import { readJsonBody, type BodyLimits } from './body.js';
@@ -11,6 +12,7 @@ import type { ConnectionCap } from './connection-cap.js';
 import type { Dialect, WireProfile } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
+import { traceExchange } from './exchange-trace.js';
 import type { EventStream } from './event-stream.js';
 import type { InFlight } from './in-flight.js';
 import type { Readiness } from './readiness.js';
@@ -50,6 +52,8 @@ export interface GatewayOptions {
   readiness: Readiness;
   /** The node's Prometheus metrics, when they are on (`metrics.port`). */
   metrics: GatewayMetrics | undefined;
+  /** The node's tracer, when it traces (`tracing.otlp_url`). */
+  tracing: GatewayTracing | undefined;
 }
 
 /** The HTTP entry point: route, run the chain, write the answer in the caller's dialect. */
@@ -83,7 +87,10 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
     wire: options.defaultWire,
     thinkingSigner: options.thinkingSigner,
   });
-  if (options.metrics !== undefined) exchange.answer = new AnswerWatch();
+  // The probes answer for the node, not for a caller: no span (a load balancer's every few seconds).
+  if (options.tracing !== undefined && route.kind !== 'health' && route.kind !== 'ready')
+    traceExchange(exchange, options.tracing);
+  if (options.metrics !== undefined || exchange.trace !== undefined) exchange.answer = new AnswerWatch();
   let failure: GatewayError | undefined;
   try {
     exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);

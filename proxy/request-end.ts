@@ -1,17 +1,18 @@
-// The end of every request: its one log line and its metrics (a generation's GenAI metrics from what
-// its answer carried, proxy/answer-watch.ts).
+// The end of every request: its one log line, its metrics (a generation's GenAI metrics from what
+// its answer carried, proxy/answer-watch.ts) and its span (proxy/exchange-trace.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayMetrics, TokenType } from '../telemetry/metrics.js';
 import type { ChatUsage } from './canonical.js';
 import type { GatewayError } from './errors.js';
 import type { Exchange } from './exchange.js';
+import { endTrace } from './exchange-trace.js';
 import type { Route } from './router.js';
 
 /** The metrics route label of a request no route took (an unknown path or method): never its path. */
 const UNMATCHED = 'unmatched';
 
-/** An exchange is over: its line, its request count, and for a decoded generation request its GenAI metrics. */
+/** An exchange is over: its line, its request count, its span, and for a decoded generation request its GenAI metrics. */
 export function endExchange(
   log: Logger,
   metrics: GatewayMetrics | undefined,
@@ -33,6 +34,7 @@ export function endExchange(
     failure,
     exchange.logFields,
   );
+  if (exchange.trace !== undefined) endTrace(exchange, status, failure);
   if (metrics === undefined) return;
   const route = exchange.route;
   const dialect = route.dialect?.name ?? '';

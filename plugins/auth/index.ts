@@ -9,6 +9,7 @@ import { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
+import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { KeyCache } from './key-cache.js';
 
@@ -34,7 +35,15 @@ export const authPlugin: PluginModule = {
   async create(options, context): Promise<Plugin> {
     const ttlMs = (options as AuthOptions).cache_ttl_ms ?? 2000;
     const store = await context.store();
-    const cache = new KeyCache((hash) => store.keys.findByHash(hash), ttlMs, context.now);
+    const dbSystem = dbSystemOf(store);
+    const cache = new KeyCache(
+      (hash, trace) =>
+        trace
+          ? storeSpan(trace, 'key lookup', dbSystem, () => store.keys.findByHash(hash))
+          : store.keys.findByHash(hash),
+      ttlMs,
+      context.now,
+    );
     const unsubscribe = context.revocations.subscribe((keyId) => cache.revoke(keyId));
 
     /** Who is calling: the key's org and id in the exchange, or a 401. */
@@ -46,7 +55,7 @@ export const authPlugin: PluginModule = {
           'Missing API key: send it as x-api-key or Authorization: Bearer.',
         );
       const { key, header } = presented;
-      const record = await orStoreUnavailable(cache.lookup(key));
+      const record = await orStoreUnavailable(cache.lookup(key, exchange.trace));
       if (record === undefined || record.status !== 'active')
         throw new GatewayError(
           'GW_ERR_AUTH_INVALID_KEY',

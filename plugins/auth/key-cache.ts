@@ -4,12 +4,13 @@
 // entries (every `ttlMs`, at least every second), and the map is bounded.
 import { hashApiKey, isWellFormedApiKey } from '../../store/api-key.js';
 import type { ApiKeyRecord } from '../../store/keys.js';
+import type { RequestTrace } from '../../telemetry/request-trace.js';
 
 /** Cached keys at most; beyond, the cache starts over (a burst of unknown keys). */
 const MAX_ENTRIES = 10_000;
 
-/** The store's answer for a key's SHA-256: its record, or undefined if there is none. */
-export type FindByHash = (hash: string) => Promise<ApiKeyRecord | undefined>;
+/** The store's answer for a key's SHA-256: its record, or undefined if there is none (a span of `trace`, if given). */
+export type FindByHash = (hash: string, trace?: RequestTrace) => Promise<ApiKeyRecord | undefined>;
 
 export class KeyCache {
   readonly #entries = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
@@ -30,15 +31,15 @@ export class KeyCache {
     }
   }
 
-  /** The key's record, or undefined for a key that is malformed or unknown. */
-  async lookup(key: string): Promise<ApiKeyRecord | undefined> {
+  /** The key's record, or undefined for a key that is malformed or unknown; a miss asks the store under `trace`. */
+  async lookup(key: string, trace?: RequestTrace): Promise<ApiKeyRecord | undefined> {
     const now = this.#now();
     const hit = this.#entries.get(key);
     if (hit !== undefined && hit.until > now) return hit.record;
     // Only well-formed keys are looked up, or cached: what is in the cache is well-formed.
     if (!isWellFormedApiKey(key)) return undefined;
     const revocations = this.#revocations;
-    const record = await this.#find(hashApiKey(key));
+    const record = await this.#find(hashApiKey(key), trace);
     if (this.#ttlMs > 0 && revocations === this.#revocations) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
       this.#entries.set(key, { record, until: now + this.#ttlMs });

@@ -11,6 +11,7 @@ import type { Exchange } from '../../proxy/exchange.js';
 import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
+import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { formatCredits } from '../../store/credits.js';
 import { NodeLease } from '../../store/node-lease.js';
@@ -56,7 +57,8 @@ export const meterPlugin: PluginModule = {
     const ledger = new Ledger(store.db, store.transact, lease.id);
     /** Holds this process is still metering: the sweep leaves them alone, however old. */
     const inFlight = new Set<string>();
-    const deps = { ledger, pricer, done: (hold: Hold) => inFlight.delete(hold.id) };
+    const dbSystem = dbSystemOf(store);
+    const deps = { ledger, pricer, dbSystem, done: (hold: Hold) => inFlight.delete(hold.id) };
 
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweep = (): void => {
@@ -94,7 +96,11 @@ export const meterPlugin: PluginModule = {
           }),
           createdAt: Date.now(),
         };
-        const held = await orStoreUnavailable(ledger.hold(hold));
+        const held = await orStoreUnavailable(
+          exchange.trace
+            ? storeSpan(exchange.trace, 'meter hold', dbSystem, () => ledger.hold(hold))
+            : ledger.hold(hold),
+        );
         if (!held.taken) throw noCredits(held.balanceMicros);
         inFlight.add(hold.id);
         const meter = new RequestMeter(exchange, hold, deps);

@@ -15,6 +15,7 @@ import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventObserver, EventsEnd } from '../../proxy/observe.js';
 import { usageOf, type UsageWatch } from '../../proxy/usage-watch.js';
+import { storeSpan, type DbSystem } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import type { Hold, Ledger } from './ledger.js';
 import { NO_USAGE, type BilledUsage, type Pricer } from './price.js';
@@ -26,6 +27,8 @@ export const CLIENT_CLOSED = 499;
 export interface MeterDeps {
   ledger: Ledger;
   pricer: Pricer;
+  /** The store's kind, for the settlement's span. */
+  dbSystem: DbSystem;
   /** Called once the request's row is settled (or could not be). */
   done(hold: Hold): void;
 }
@@ -110,7 +113,15 @@ export class RequestMeter implements EventObserver {
     const costMicros = this.#deps.pricer.cost(usage);
     const durationMs = Math.round(performance.now() - exchange.startedAt);
     try {
-      await orStoreUnavailable(this.#deps.ledger.settle(this.#hold, { usage, costMicros, status, durationMs }));
+      const settlement = { usage, costMicros, status, durationMs };
+      const ledger = this.#deps.ledger;
+      await orStoreUnavailable(
+        exchange.trace
+          ? storeSpan(exchange.trace, 'meter settlement', this.#deps.dbSystem, () =>
+              ledger.settle(this.#hold, settlement),
+            )
+          : ledger.settle(this.#hold, settlement),
+      );
     } finally {
       this.#deps.done(this.#hold);
     }

@@ -20,6 +20,7 @@ import { completionAsChunk } from './completion-chunk.js';
 import type { SearchProvider } from './providers/index.js';
 import { Round } from './round.js';
 import { queryOf, runSearch } from './run-search.js';
+import { tracedSearch } from './traced-search.js';
 import { errorText, resultsText, type ContextSize, type SourceBook } from './sources.js';
 import { addUsage } from './usage.js';
 
@@ -82,13 +83,14 @@ export async function* searchLoop(first: EventStream, input: LoopInput): AsyncGe
         text = errorText('max_uses_exceeded');
       } else {
         used++;
-        const outcome = await runSearch(query, {
+        const run = {
           provider: search.provider,
           options: search.options,
           maxResults: search.size.results,
           timeoutMs: search.timeoutMs,
           signal: exchange.signal,
-        });
+        };
+        const outcome = await (exchange.trace ? tracedSearch(exchange.trace, query, run) : runSearch(query, run));
         if ('errorCode' in outcome) {
           yield { type: 'search_result', id, results: [], error_code: outcome.errorCode } satisfies CanonicalEvent;
           text = errorText(outcome.errorCode);

@@ -3,11 +3,13 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import type { GatewayTracing } from '../../telemetry/tracing.js';
 import { AnswerWatch } from '../answer-watch.js';
 import type { Chain } from '../chain.js';
 import type { Dialect, SocketConversation, WireProfile } from '../dialect.js';
 import { asGatewayError, GatewayError } from '../errors.js';
 import { Exchange } from '../exchange.js';
+import { traceExchange } from '../exchange-trace.js';
 import type { InFlight } from '../in-flight.js';
 import { nextRequestId } from '../request-id.js';
 import { endExchange } from '../request-end.js';
@@ -27,6 +29,8 @@ export interface SocketSessionOptions {
   inFlight: InFlight;
   /** The node's Prometheus metrics, when they are on. */
   metrics: GatewayMetrics | undefined;
+  /** The node's tracer, when it traces: each request message gets its own span. */
+  tracing: GatewayTracing | undefined;
 }
 
 /**
@@ -157,7 +161,8 @@ export class SocketSession {
     });
     exchange.stream = true;
     const metrics = this.#options.metrics;
-    if (metrics !== undefined) exchange.answer = new AnswerWatch();
+    if (this.#options.tracing !== undefined) traceExchange(exchange, this.#options.tracing);
+    if (metrics !== undefined || exchange.trace !== undefined) exchange.answer = new AnswerWatch();
     let failure: GatewayError | undefined;
     try {
       for (const hook of this.#options.chain.onRequest) await hook(exchange);

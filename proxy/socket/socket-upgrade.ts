@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import type { GatewayTracing } from '../../telemetry/tracing.js';
 import type { Chain } from '../chain.js';
 import type { ConnectionCap } from '../connection-cap.js';
 import type { InFlight } from '../in-flight.js';
@@ -33,6 +34,8 @@ export interface SocketModeOptions {
   inFlight: InFlight;
   /** The node's Prometheus metrics, when they are on. */
   metrics: GatewayMetrics | undefined;
+  /** The node's tracer, when it traces (each request message's span; the upgrade itself has none). */
+  tracing: GatewayTracing | undefined;
 }
 
 /** The open WebSockets of a server, to end them when it stops (an upgraded socket is no longer the HTTP server's to close). */
@@ -147,6 +150,7 @@ async function upgrade(
       thinkingSigner: options.thinkingSigner,
       inFlight: options.inFlight,
       metrics: options.metrics,
+      tracing: options.tracing,
     });
     sessions.add(session);
     ws.once('close', () => remove(session));

@@ -4,6 +4,8 @@ import { GatewayError } from '../errors.js';
 import { streamOf } from '../event-bridges.js';
 import { refuseUnhandledSearch } from '../unhandled-search.js';
 import type { Exchange } from '../exchange.js';
+import { observe } from '../observe.js';
+import { CallSpan } from './call-span.js';
 import type { UpstreamPool } from './pool.js';
 import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
@@ -35,17 +37,21 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     const request = exchange.request;
     if (request === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'The request was not decoded.');
     refuseUnhandledSearch(request);
+    const headers = forwardedHeaders(exchange, options.forwardHeaders);
+    const call = exchange.trace && new CallSpan(exchange.trace, options.servedModel, headers);
     let response: UpstreamResponse;
     try {
       response = await pool.post('/chat/completions', upstreamBody(request, options), {
         signal: exchange.signal,
-        headers: forwardedHeaders(exchange, options.forwardHeaders),
+        headers,
       });
     } catch (error) {
+      call?.failed(error);
       if (error instanceof GatewayError && error.code === 'GW_ERR_UPSTREAM_OVERLOADED')
         writeRetryAfter(exchange, options.retryAfterSeconds);
       throw error;
     }
+    call?.answered(response);
     if (response.statusCode !== 200) {
       const error = await upstreamStatusError(response, exchange.log);
       if (error.code === 'GW_ERR_UPSTREAM_OVERLOADED') writeRetryAfter(exchange, upstreamRetryAfter(response) ?? 1);
@@ -56,14 +62,16 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
       warn: (fields, message) => exchange.log.warn(fields, message),
     });
     const separator = new ThinkingSeparator();
-    return request.stream === true
-      ? response.read(
-          new ChunkDecoder(options.maxEventBytes, (chunk) => {
-            separator.see(chunk);
-            usage.see(chunk);
-          }),
-        )
-      : streamOf(completionEvents(response, usage, options.maxBodyBytes));
+    const events =
+      request.stream === true
+        ? response.read(
+            new ChunkDecoder(options.maxEventBytes, (chunk) => {
+              separator.see(chunk);
+              usage.see(chunk);
+            }),
+          )
+        : streamOf(completionEvents(response, usage, options.maxBodyBytes));
+    return call === undefined ? events : observe(events, call);
   };
 }
 

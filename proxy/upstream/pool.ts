@@ -61,6 +61,7 @@ export class UpstreamPool {
         this.#live.delete(response);
         init.signal.removeEventListener('abort', abort);
       });
+      response.replica = replica;
       this.#live.add(response);
       const abort = (): void => response.abort(new Error('the client went away'));
       init.signal.addEventListener('abort', abort, { once: true });

@@ -12,6 +12,9 @@ export class Replica {
   readonly origin: string;
   /** The OpenAI base path, e.g. `/v1`; chat completions live at `${basePath}/chat/completions`. */
   readonly basePath: string;
+  /** Its host and port (a trace's `server.address` and `server.port`). */
+  readonly host: string;
+  readonly port: number;
   readonly pool: Pool;
   inFlight = 0;
   #failures = 0;
@@ -21,6 +24,8 @@ export class Replica {
   constructor(baseUrl: string, options: ReplicaOptions) {
     const url = new URL(baseUrl);
     this.origin = url.origin;
+    this.host = url.hostname;
+    this.port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     const path = url.pathname.replace(/\/+$/, '');
     this.basePath = path === '' ? '/v1' : path;
     this.#unhealthyMs = options.unhealthyMs;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
+import type { Replica } from './replica.js';
 import { EventQueue } from '../event-queue.js';
 import type { Source } from '../event-stream.js';
 import { streamReadError } from './upstream-errors.js';
@@ -40,6 +41,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   /** Set when the request was aborted while it still waited for a connection. */
   #abandoned: Error | null = null;
   readonly #settled: () => void;
+  /** The replica that answers (set by the pool). */
+  replica: Replica | undefined = undefined;
 
   /** `settled` runs once, when the response ends or fails. */
   constructor(settled: () => void) {

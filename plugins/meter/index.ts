@@ -56,7 +56,8 @@ export const meterPlugin: PluginModule = {
     const ledger = new Ledger(store.db, store.transact, lease.id);
     /** Holds this process is still metering: the sweep leaves them alone, however old. */
     const inFlight = new Set<string>();
-    const deps = { ledger, pricer, done: (hold: Hold) => inFlight.delete(hold.id) };
+    const metrics = context.metrics;
+    const deps = { ledger, pricer, metrics, done: (hold: Hold) => inFlight.delete(hold.id) };
 
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweep = (): void => {
@@ -95,7 +96,10 @@ export const meterPlugin: PluginModule = {
           createdAt: Date.now(),
         };
         const held = await orStoreUnavailable(ledger.hold(hold));
-        if (!held.taken) throw noCredits(held.balanceMicros);
+        if (!held.taken) {
+          metrics?.insufficientCredits.inc(metrics.orgLabels(caller.orgId));
+          throw noCredits(held.balanceMicros);
+        }
         inFlight.add(hold.id);
         const meter = new RequestMeter(exchange, hold, deps);
         let events: EventStream;

@@ -20,6 +20,7 @@ import { completionAsChunk } from './completion-chunk.js';
 import type { SearchProvider } from './providers/index.js';
 import { Round } from './round.js';
 import { queryOf, runSearch } from './run-search.js';
+import type { SearchMetrics } from './search-metrics.js';
 import { errorText, resultsText, type ContextSize, type SourceBook } from './sources.js';
 import { addUsage } from './usage.js';
 
@@ -30,6 +31,7 @@ export interface SearchSetup {
   timeoutMs: number;
   /** exchange.locals.searches: what the meter bills. */
   counter: { executed: number };
+  metrics: SearchMetrics | undefined;
 }
 
 export interface LoopInput {
@@ -88,6 +90,7 @@ export async function* searchLoop(first: EventStream, input: LoopInput): AsyncGe
           maxResults: search.size.results,
           timeoutMs: search.timeoutMs,
           signal: exchange.signal,
+          metrics: search.metrics,
         });
         if ('errorCode' in outcome) {
           yield { type: 'search_result', id, results: [], error_code: outcome.errorCode } satisfies CanonicalEvent;

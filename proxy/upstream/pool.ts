@@ -86,7 +86,9 @@ export class UpstreamPool {
       );
       // Most requests get a connection inside dispatch(); only a queued one needs a timer.
       const queueTimer = response.queued ? this.#bound(response) : undefined;
-      if (queueTimer !== undefined) metrics?.queued();
+      // Without a connection yet it is opening one, or in the pool's queue: every connection busy (a
+      // wait). The stats walk every connection, so they are read only then.
+      if (queueTimer !== undefined && metrics !== undefined && replica.pool.stats.queued > 0) metrics.queued();
       try {
         await response.started;
       } catch (error) {

@@ -29,11 +29,12 @@ import { DEFAULT_CONTEXT_TOKENS, reportedContextTokens } from '../proxy/upstream
 import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { ThinkingSigner } from '../proxy/thinking-signer.js';
 import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
+import { countedTokens } from '../tokenizer/counted-tokens.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
 import type { Store } from '../store/store.js';
-import { GatewayMetrics, replicaLabel } from '../telemetry/metrics.js';
+import { GatewayMetrics } from '../telemetry/metrics.js';
 import { GatewayTracing } from '../telemetry/tracing.js';
 import { packageVersion } from '../config/package-version.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
@@ -119,6 +120,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     retryMaxMs: config.upstream.retry_max_ms,
     unhealthyMs: config.upstream.unhealthy_ms,
     queueTimeoutMs: config.upstream.queue_timeout_ms,
+    metrics,
   });
   const counter = await createTokenCounter(config.tokenizer, {
     upstreamUrls: urls,
@@ -128,6 +130,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     baseDir: loaded.baseDir,
     log,
   });
+  const countTokens = countedTokens(counter, metrics);
   const dataDir = dataDirOf(loaded);
   const thinkingSigner = new ThinkingSigner(
     await loadServerSecret({
@@ -153,7 +156,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     revocations: services.revocations,
     redis: services.redis,
     notifier: services.notifier,
-    countTokens: (request, signal) => counter.count(request, signal),
+    countTokens,
+    metrics,
     now: options.now ?? Date.now,
   });
   const terminal = createChatCall(pool, {
@@ -213,7 +217,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     readiness,
     metrics,
     tracing,
-    countTokens: (request, signal) => counter.count(request, signal),
+    countTokens,
     models: modelsBody({
       id: config.model.id,
       aliases: config.model.aliases,
@@ -247,7 +251,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     inFlight: () => inFlight.count,
     replicas: () =>
       pool.replicas.map((replica) => ({
-        replica: replicaLabel(replica.origin + replica.basePath),
+        replica: replica.label,
         healthy: replica.healthyAt(Date.now()),
         queued: replica.pool.stats.queued,
       })),

@@ -8,6 +8,7 @@ import type { Plugin } from '../proxy/plugin.js';
 import type { RedisClient } from '../store/redis-client.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
+import type { GatewayMetrics } from '../telemetry/metrics.js';
 
 export interface PluginContext {
   /** The whole configuration (plugins read their sections: limits, pricing, redis, mail). */
@@ -28,6 +29,8 @@ export interface PluginContext {
   readonly notifier: LimitNotifier;
   /** The gateway's token counter (the one count_tokens uses): a canonical request's prompt tokens, exactly as the upstream will count them. */
   countTokens?(request: ChatRequest, signal?: AbortSignal): Promise<number>;
+  /** The node's metrics when they are on (`metrics.port`), else undefined: then a plugin records nothing. */
+  readonly metrics: GatewayMetrics | undefined;
   /** The clock (Unix ms) that plugins' caches expire by: Date.now, or a test's own. */
   readonly now: () => number;
 }

@@ -58,7 +58,8 @@ export const meterPlugin: PluginModule = {
     /** Holds this process is still metering: the sweep leaves them alone, however old. */
     const inFlight = new Set<string>();
     const dbSystem = dbSystemOf(store);
-    const deps = { ledger, pricer, dbSystem, done: (hold: Hold) => inFlight.delete(hold.id) };
+    const metrics = context.metrics;
+    const deps = { ledger, pricer, dbSystem, metrics, done: (hold: Hold) => inFlight.delete(hold.id) };
 
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweep = (): void => {
@@ -101,7 +102,10 @@ export const meterPlugin: PluginModule = {
             ? storeSpan(exchange.trace, 'meter hold', dbSystem, () => ledger.hold(hold))
             : ledger.hold(hold),
         );
-        if (!held.taken) throw noCredits(held.balanceMicros);
+        if (!held.taken) {
+          metrics?.insufficientCredits.inc(metrics.orgLabels(caller.orgId));
+          throw noCredits(held.balanceMicros);
+        }
         inFlight.add(hold.id);
         const meter = new RequestMeter(exchange, hold, deps);
         let events: EventStream;

@@ -15,6 +15,7 @@ import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import type { EventObserver, EventsEnd } from '../../proxy/observe.js';
 import { usageOf, type UsageWatch } from '../../proxy/usage-watch.js';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { storeSpan, type DbSystem } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import type { Hold, Ledger } from './ledger.js';
@@ -29,6 +30,8 @@ export interface MeterDeps {
   pricer: Pricer;
   /** The store's kind, for the settlement's span. */
   dbSystem: DbSystem;
+  /** Counts the micro-credits charged, once each settlement is committed. */
+  metrics: GatewayMetrics | undefined;
   /** Called once the request's row is settled (or could not be). */
   done(hold: Hold): void;
 }
@@ -125,6 +128,8 @@ export class RequestMeter implements EventObserver {
     } finally {
       this.#deps.done(this.#hold);
     }
+    const metrics = this.#deps.metrics;
+    metrics?.creditsCharged.inc(metrics.orgLabels(this.#hold.orgId), costMicros);
     exchange.logFields.input_tokens = usage.input + usage.cacheRead + usage.cacheWrite5m + usage.cacheWrite1h;
     exchange.logFields.output_tokens = usage.output;
     if (usage.cacheRead > 0) exchange.logFields.cache_read_tokens = usage.cacheRead;

@@ -42,6 +42,7 @@ export const rateLimitPlugin: PluginModule = {
       tiers: new TierCache(spentMicros, tiersOf(limits.tiers), tierCacheMs),
       headers: new RateLimitHeaders(limits.header_prefix),
       notifier: context.notifier,
+      metrics: context.metrics,
     });
   },
 };

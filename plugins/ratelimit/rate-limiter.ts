@@ -15,6 +15,7 @@ import type { GatewayError } from '../../proxy/errors.js';
 import type { Exchange } from '../../proxy/exchange.js';
 import { observe } from '../../proxy/observe.js';
 import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { writeRetryAfter, type RateLimitHeaders } from './headers.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
 import type { TierCache } from './tier-cache.js';
@@ -39,7 +40,15 @@ export interface RateLimiterParts {
   tiers: TierCache;
   headers: RateLimitHeaders;
   notifier: LimitNotifier;
+  metrics: GatewayMetrics | undefined;
 }
+
+/** The `limit` label of `gateway_rate_limit_rejections_total` for each counter. */
+const LIMIT_LABELS: Readonly<Record<CounterKind, string>> = {
+  requests: 'requests',
+  input: 'input_tokens',
+  output: 'output_tokens',
+};
 
 export class RateLimiter implements Plugin {
   readonly name = 'ratelimit';
@@ -47,12 +56,14 @@ export class RateLimiter implements Plugin {
   readonly #tiers: TierCache;
   readonly #headers: RateLimitHeaders;
   readonly #notifier: LimitNotifier;
+  readonly #metrics: GatewayMetrics | undefined;
 
   constructor(parts: RateLimiterParts) {
     this.#window = parts.window;
     this.#tiers = parts.tiers;
     this.#headers = parts.headers;
     this.#notifier = parts.notifier;
+    this.#metrics = parts.metrics;
   }
 
   async onRequest(exchange: Exchange): Promise<void> {
@@ -93,6 +104,7 @@ export class RateLimiter implements Plugin {
       if (estimate > limit) {
         writeRetryAfter(exchange.responseHeaders, input.resetAt - Date.now());
         exchange.responseHeaders['x-should-retry'] = 'false';
+        this.#counted(orgId, 'input');
         throw inputTooLargeError(tier, this.#window.windowMs, estimate);
       }
       const left = Math.max(0, limit - input.used);
@@ -164,6 +176,7 @@ export class RateLimiter implements Plugin {
   #reject(exchange: Exchange, state: RateLimitState, kind: CounterKind, detail?: string): GatewayError {
     const retryMs = state.counts[kind].resetAt - Date.now();
     writeRetryAfter(exchange.responseHeaders, retryMs);
+    this.#counted(state.orgId, kind);
     return limitError({
       kind,
       tier: state.tier,
@@ -171,5 +184,10 @@ export class RateLimiter implements Plugin {
       retryMs,
       ...(detail === undefined ? {} : { detail }),
     });
+  }
+
+  /** A 429 for `kind`'s limit, in the metrics. */
+  #counted(orgId: string, kind: CounterKind): void {
+    this.#metrics?.rateLimitRejections.inc({ limit: LIMIT_LABELS[kind], ...this.#metrics.orgLabels(orgId) });
   }
 }

@@ -15,6 +15,7 @@ import { createSearchProvider, searchProviderOptionsSchema, type SearchProviderO
 import { DEFAULT_TIMEOUT_MS } from './providers/options.js';
 import { restoreReplay } from './replay.js';
 import { Sealer } from './sealer.js';
+import { SearchMetrics } from './search-metrics.js';
 import { searchLoop, type SearchSetup } from './search-loop.js';
 import { loadSearchSecret } from './secret.js';
 import { DEFAULT_CONTEXT_SIZES, SourceBook, type ContextSize } from './sources.js';
@@ -67,6 +68,7 @@ export const searchPlugin: PluginModule = {
     const sealer = new Sealer(await loadSearchSecret(process.env, secretEnv, context.dataDir));
     const provider = await createSearchProvider(providerOptions, { resolvePath: context.resolvePath });
     const timeoutMs = providerOptions.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const metrics = context.metrics === undefined ? undefined : new SearchMetrics(context.metrics, provider.name);
     const sizes: Record<SearchContextSize, ContextSize> = {
       low: { ...DEFAULT_CONTEXT_SIZES.low, ...sizeOptions.low },
       medium: { ...DEFAULT_CONTEXT_SIZES.medium, ...sizeOptions.medium },
@@ -101,7 +103,7 @@ export const searchPlugin: PluginModule = {
         if (options !== undefined) {
           const counter = { executed: 0 };
           exchange.locals.searches = counter;
-          search = { options, size, provider, timeoutMs, counter };
+          search = { options, size, provider, timeoutMs, counter, metrics };
         }
         const first = await next();
         return streamOf(searchLoop(first, { exchange, request, next, book, search }));

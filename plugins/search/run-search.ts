@@ -10,6 +10,7 @@ import {
   type SearchQuery,
   type SearchResult,
 } from './providers/index.js';
+import type { SearchMetrics } from './search-metrics.js';
 
 export type SearchOutcome = { query: string; results: SearchResult[] } | { query: string; errorCode: string };
 
@@ -22,6 +23,8 @@ export interface SearchRun {
   timeoutMs: number;
   /** The client's signal: when it aborts, the search's rejection is the request's end. */
   signal: AbortSignal;
+  /** The provider's series, when the metrics are on. */
+  metrics: SearchMetrics | undefined;
 }
 
 /** The query of a search call's arguments (`{"query": "…"}`), or undefined when there is none. */
@@ -45,12 +48,16 @@ export async function runSearch(query: string | undefined, run: SearchRun): Prom
   if (options.blocked_domains !== undefined) request.blockedDomains = options.blocked_domains;
   if (options.user_location !== undefined) request.userLocation = options.user_location;
   let found: SearchResult[];
+  const startedAt = run.metrics === undefined ? 0 : performance.now();
   try {
     found = await untilAborted(run.provider.search(request), signal);
   } catch (error) {
+    // A search the client's leaving stopped did not fail: only the provider's own failures count.
     if (run.signal.aborted) throw error;
+    run.metrics?.called(false, (performance.now() - startedAt) / 1000);
     return { query, errorCode: error instanceof SearchError ? error.code : 'unavailable' };
   }
+  run.metrics?.called(true, (performance.now() - startedAt) / 1000);
   const allowed = domainFilter(options.allowed_domains, options.blocked_domains);
   const seen = new Set<string>();
   const results = found.filter((result) => {

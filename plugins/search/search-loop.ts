@@ -20,6 +20,7 @@ import { completionAsChunk } from './completion-chunk.js';
 import type { SearchProvider } from './providers/index.js';
 import { Round } from './round.js';
 import { queryOf, runSearch } from './run-search.js';
+import type { SearchMetrics } from './search-metrics.js';
 import { tracedSearch } from './traced-search.js';
 import { errorText, resultsText, type ContextSize, type SourceBook } from './sources.js';
 import { addUsage } from './usage.js';
@@ -31,6 +32,7 @@ export interface SearchSetup {
   timeoutMs: number;
   /** exchange.locals.searches: what the meter bills. */
   counter: { executed: number };
+  metrics: SearchMetrics | undefined;
 }
 
 export interface LoopInput {
@@ -89,6 +91,7 @@ export async function* searchLoop(first: EventStream, input: LoopInput): AsyncGe
           maxResults: search.size.results,
           timeoutMs: search.timeoutMs,
           signal: exchange.signal,
+          metrics: search.metrics,
         };
         const outcome = await (exchange.trace ? tracedSearch(exchange.trace, query, run) : runSearch(query, run));
         if ('errorCode' in outcome) {

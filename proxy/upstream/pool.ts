@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { GatewayError } from '../errors.js';
 import { Replica } from './replica.js';
+import type { UpstreamErrorKind } from './replica-metrics.js';
 import { CONNECTION_FAILURES, errorCode } from './upstream-errors.js';
 import { UpstreamResponse } from './upstream-response.js';
 
@@ -19,6 +21,8 @@ export interface UpstreamPoolOptions {
   queueTimeoutMs: number;
   /** The clock (Unix ms) replicas' cool-downs run on; Date.now by default. */
   now?: () => number;
+  /** The node's metrics, when they are on: each replica's requests, retries, errors, first bytes and waits. */
+  metrics?: GatewayMetrics | undefined;
 }
 
 /**
@@ -55,16 +59,21 @@ export class UpstreamPool {
       if (init.signal.aborted) throw new Error('the client went away');
       if (this.#cut !== undefined) throw this.#cut;
       const replica = this.#pick();
+      const metrics = replica.metrics;
       replica.inFlight += 1;
-      const response = new UpstreamResponse(() => {
+      const response = new UpstreamResponse((failure) => {
         replica.inFlight -= 1;
         this.#live.delete(response);
         init.signal.removeEventListener('abort', abort);
+        // A response that had started and then broke; a failure before its head is counted below.
+        if (metrics !== undefined && failure !== undefined && response.statusCode !== 0)
+          metrics.broke(errorCode(failure) === 'UND_ERR_BODY_TIMEOUT' ? 'timeout' : 'failed');
       });
       response.replica = replica;
       this.#live.add(response);
       const abort = (): void => response.abort(new Error('the client went away'));
       init.signal.addEventListener('abort', abort, { once: true });
+      const dispatchedAt = metrics === undefined ? 0 : performance.now();
       replica.pool.dispatch(
         {
           method: 'POST',
@@ -78,9 +87,13 @@ export class UpstreamPool {
       );
       // Most requests get a connection inside dispatch(); only a queued one needs a timer.
       const queueTimer = response.queued ? this.#bound(response) : undefined;
+      // Without a connection yet it is opening one, or in the pool's queue: every connection busy (a
+      // wait). The stats walk every connection, so they are read only then.
+      if (queueTimer !== undefined && metrics !== undefined && replica.pool.stats.queued > 0) metrics.queued();
       try {
         await response.started;
       } catch (error) {
+        metrics?.unanswered(init.signal.aborted ? undefined : errorKind(error));
         if (init.signal.aborted || error instanceof GatewayError) throw error;
         const code = errorCode(error);
         if (code === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -93,11 +106,13 @@ export class UpstreamPool {
         if (attempt >= this.#options.retries) {
           throw new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.');
         }
+        metrics?.retried();
         await sleep(this.#backoff(attempt), undefined, { signal: init.signal });
         continue;
       } finally {
         clearTimeout(queueTimer);
       }
+      metrics?.answered(response.statusCode, (performance.now() - dispatchedAt) / 1000);
       if (response.statusCode === 502 || response.statusCode === 503 || response.statusCode === 504)
         replica.markFailure(this.#now());
       else replica.markSuccess();
@@ -150,4 +165,15 @@ export class UpstreamPool {
     const ceiling = Math.min(this.#options.retryMaxMs, this.#options.retryBaseMs * 2 ** attempt);
     return Math.random() * ceiling;
   }
+}
+
+/**
+ * The kind of an upstream call that got no response: the pool's queue timeout, the upstream's
+ * silence, a connection that failed; undefined when the gateway let it go (a shutdown's cut).
+ */
+function errorKind(error: unknown): UpstreamErrorKind | undefined {
+  if (error instanceof GatewayError) return error.code === 'GW_ERR_UPSTREAM_OVERLOADED' ? 'overloaded' : undefined;
+  const code = errorCode(error);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
+  return CONNECTION_FAILURES.has(code) ? 'connect' : 'failed';
 }

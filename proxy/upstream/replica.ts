@@ -1,14 +1,20 @@
 import { Pool } from 'undici';
+import { replicaLabel, type GatewayMetrics } from '../../telemetry/metrics.js';
+import { ReplicaMetrics } from './replica-metrics.js';
 
 export interface ReplicaOptions {
   connections: number;
   connectTimeoutMs: number;
   /** How long a failing replica stays out before it is tried again; doubles per consecutive failure. */
   unhealthyMs: number;
+  /** The node's metrics, when they are on. */
+  metrics?: GatewayMetrics | undefined;
 }
 
 /** One upstream server: a keep-alive connection pool plus what passive health checking knows of it. */
 export class Replica {
+  /** Its base URL without credentials or query: its `replica` label in the metrics. */
+  readonly label: string;
   readonly origin: string;
   /** The OpenAI base path, e.g. `/v1`; chat completions live at `${basePath}/chat/completions`. */
   readonly basePath: string;
@@ -16,6 +22,8 @@ export class Replica {
   readonly host: string;
   readonly port: number;
   readonly pool: Pool;
+  /** Its series, when the metrics are on. */
+  readonly metrics: ReplicaMetrics | undefined;
   inFlight = 0;
   #failures = 0;
   #downUntil = 0;
@@ -28,6 +36,8 @@ export class Replica {
     this.port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     const path = url.pathname.replace(/\/+$/, '');
     this.basePath = path === '' ? '/v1' : path;
+    this.label = replicaLabel(this.origin + this.basePath);
+    this.metrics = options.metrics === undefined ? undefined : new ReplicaMetrics(options.metrics, this.label);
     this.#unhealthyMs = options.unhealthyMs;
     this.pool = new Pool(this.origin, {
       connections: options.connections,

@@ -40,12 +40,19 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   #error: Error | null = null;
   /** Set when the request was aborted while it still waited for a connection. */
   #abandoned: Error | null = null;
-  readonly #settled: () => void;
+  /** The gateway aborted the request (the client left, a reader stopped, a shutdown, bad data). */
+  #aborted = false;
+  /** Why the gateway aborted it when the upstream was to blame: data it could not decode. */
+  #badData: Error | undefined = undefined;
+  readonly #settled: (failure: Error | undefined) => void;
   /** The replica that answers (set by the pool). */
   replica: Replica | undefined = undefined;
 
-  /** `settled` runs once, when the response ends or fails. */
-  constructor(settled: () => void) {
+  /**
+   * `settled` runs once, when the response ends or fails: with the failure when the upstream's side
+   * failed it (the connection, a timeout, bad data), undefined when it ended or the gateway let it go.
+   */
+  constructor(settled: (failure: Error | undefined) => void) {
     this.#settled = settled;
     this.started = new Promise((resolve, reject) => {
       this.#resolveStarted = resolve;
@@ -81,7 +88,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     this.#done = true;
-    this.#settled();
+    this.#settled(undefined);
     const reader = this.#reader;
     if (reader !== null && this.#decode(reader.end)) reader.finish();
   }
@@ -89,13 +96,14 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#error = error;
     this.#rejectStarted(error);
-    if (!this.#done) this.#settled();
+    if (!this.#done) this.#settled(this.#aborted ? this.#badData : error);
     this.#done = true;
     if (this.#reader !== null) this.#broken(this.#reader, error);
   }
 
   abort(reason: Error): void {
     if (this.#done) return;
+    this.#aborted = true;
     if (this.#controller !== null) {
       this.#controller.abort(reason);
       return;
@@ -163,7 +171,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
       return true;
     } catch (error) {
       this.#reader?.fail(error);
-      this.abort(error instanceof Error ? error : new Error(String(error)));
+      this.#badData = error instanceof Error ? error : new Error(String(error));
+      this.abort(this.#badData);
       return false;
     }
   }

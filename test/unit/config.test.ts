@@ -20,6 +20,7 @@ const context = {
   revocations: new LocalRevocationBus(),
   redis: () => undefined,
   notifier: new LogNotifier(undefined),
+  metrics: undefined,
   now: Date.now,
 };
 

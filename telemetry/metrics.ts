@@ -3,7 +3,8 @@
 // GenAI ones are OpenTelemetry's GenAI semantic conventions under their Prometheus names. Labels are
 // bounded: routes, dialects, status codes, error codes, replicas and providers come from the code or
 // the configuration; an organization label only with `metrics.per_org`; never a key.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { BoundHistogram, type HistogramSeries } from './bound-histogram.js';
 
 /** The GenAI conventions' bucket boundaries (semantic-conventions, gen-ai-metrics). */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -12,6 +13,9 @@ const PER_TOKEN_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 /** The gateway's own short waits: upstream first byte, searches, token counts. */
 const WORK_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The organization labels without `metrics.per_org`: none (one object, not one per call). */
+const NO_ORG: Readonly<Record<string, string>> = Object.freeze({});
 
 export type TokenType = 'input' | 'output' | 'cache_read' | 'cache_write';
 
@@ -44,6 +48,14 @@ export interface GenerationRecord {
   tokens: Readonly<Record<TokenType, number>> | undefined;
 }
 
+/** One generation label set's series (dialect, model, error type), bound once. */
+interface GenerationSeries {
+  duration: HistogramSeries;
+  firstToken: HistogramSeries;
+  perOutputToken: HistogramSeries;
+  tokens: Record<TokenType, HistogramSeries>;
+}
+
 /** What the metrics read at scrape time rather than count as they happen. */
 export interface ScrapeSources {
   /** Requests under way on this node (HTTP requests and WebSocket responses). */
@@ -57,22 +69,25 @@ export interface ScrapeSources {
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #perOrg: boolean;
+  // The GenAI series met so far, bound to their labels (dialect, model, error type) once: a request's five
+  // observations then build no label objects (the map is as bounded as those labels; see the file's head).
+  readonly #generationSeries = new Map<string, GenerationSeries>();
 
   readonly requests: Counter;
   readonly openStreams: Gauge;
-  readonly requestDuration: Histogram;
-  readonly timeToFirstToken: Histogram;
-  readonly timePerOutputToken: Histogram;
-  readonly tokenUsage: Histogram;
+  readonly requestDuration: BoundHistogram<string>;
+  readonly timeToFirstToken: BoundHistogram<string>;
+  readonly timePerOutputToken: BoundHistogram<string>;
+  readonly tokenUsage: BoundHistogram<string>;
   readonly rateLimitRejections: Counter;
   readonly insufficientCredits: Counter;
   readonly creditsCharged: Counter;
   readonly searches: Counter;
-  readonly searchDuration: Histogram;
+  readonly searchDuration: BoundHistogram<string>;
   readonly upstreamRequests: Counter;
   readonly upstreamRetries: Counter;
   readonly upstreamErrors: Counter;
-  readonly upstreamFirstByte: Histogram;
+  readonly upstreamFirstByte: BoundHistogram<string>;
   readonly upstreamPoolWaits: Counter;
   readonly tokenCounts: Counter;
 
@@ -92,28 +107,28 @@ export class GatewayMetrics {
       help: 'Streamed responses being sent (SSE and WebSocket).',
       registers,
     });
-    this.requestDuration = new Histogram({
+    this.requestDuration = new BoundHistogram({
       name: 'gen_ai_server_request_duration_seconds',
       help: 'GenAI server request duration: arrival to the last byte of the answer.',
       labelNames: [...genAi, 'error_type'],
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.timeToFirstToken = new Histogram({
+    this.timeToFirstToken = new BoundHistogram({
       name: 'gen_ai_server_time_to_first_token_seconds',
       help: 'Time to the first output token of a streamed answer.',
       labelNames: genAi,
       buckets: FIRST_TOKEN_BUCKETS,
       registers,
     });
-    this.timePerOutputToken = new Histogram({
+    this.timePerOutputToken = new BoundHistogram({
       name: 'gen_ai_server_time_per_output_token_seconds',
       help: 'Time per output token after the first, for streamed answers.',
       labelNames: genAi,
       buckets: PER_TOKEN_BUCKETS,
       registers,
     });
-    this.tokenUsage = new Histogram({
+    this.tokenUsage = new BoundHistogram({
       name: 'gen_ai_client_token_usage',
       help: 'Tokens per answer by type (input includes cache reads and writes), as the client was told.',
       labelNames: [...genAi, 'gen_ai_token_type'],
@@ -144,7 +159,7 @@ export class GatewayMetrics {
       labelNames: ['provider', 'outcome'],
       registers,
     });
-    this.searchDuration = new Histogram({
+    this.searchDuration = new BoundHistogram({
       name: 'gateway_search_duration_seconds',
       help: 'Duration of the search provider calls.',
       labelNames: ['provider'],
@@ -169,7 +184,7 @@ export class GatewayMetrics {
       labelNames: ['replica', 'kind'],
       registers,
     });
-    this.upstreamFirstByte = new Histogram({
+    this.upstreamFirstByte = new BoundHistogram({
       name: 'gateway_upstream_first_byte_seconds',
       help: "Time from sending an upstream request to its response's head, by replica.",
       labelNames: ['replica'],
@@ -231,8 +246,8 @@ export class GatewayMetrics {
   }
 
   /** The labels of an organization's series: its id with `metrics.per_org`, none without. */
-  orgLabels(org: string | undefined): Record<string, string> {
-    return this.#perOrg ? { org: org ?? '' } : {};
+  orgLabels(org: string | undefined): Readonly<Record<string, string>> {
+    return this.#perOrg ? { org: org ?? '' } : NO_ORG;
   }
 
   request(record: RequestRecord): void {
@@ -247,20 +262,39 @@ export class GatewayMetrics {
   }
 
   generation(record: GenerationRecord): void {
-    const labels = { gen_ai_operation_name: 'chat', gen_ai_request_model: record.model, dialect: record.dialect };
-    this.requestDuration.observe({ ...labels, error_type: record.error ?? '' }, record.durationSeconds);
-    if (record.firstTokenSeconds !== undefined) this.timeToFirstToken.observe(labels, record.firstTokenSeconds);
-    if (record.perOutputTokenSeconds !== undefined)
-      this.timePerOutputToken.observe(labels, record.perOutputTokenSeconds);
+    const error = record.error ?? '';
+    const key = `${record.dialect}\n${record.model}\n${error}`;
+    let series = this.#generationSeries.get(key);
+    if (series === undefined) {
+      series = this.#generationSeriesOf(record.dialect, record.model, error);
+      this.#generationSeries.set(key, series);
+    }
+    series.duration.observe(record.durationSeconds);
+    if (record.firstTokenSeconds !== undefined) series.firstToken.observe(record.firstTokenSeconds);
+    if (record.perOutputTokenSeconds !== undefined) series.perOutputToken.observe(record.perOutputTokenSeconds);
     const tokens = record.tokens;
     if (tokens === undefined) return;
-    this.tokenUsage.observe({ ...labels, gen_ai_token_type: 'input' }, tokens.input);
-    this.tokenUsage.observe({ ...labels, gen_ai_token_type: 'output' }, tokens.output);
+    series.tokens.input.observe(tokens.input);
+    series.tokens.output.observe(tokens.output);
     // Cache reads and writes are parts of the input: observed only for answers that had some.
-    if (tokens.cache_read > 0)
-      this.tokenUsage.observe({ ...labels, gen_ai_token_type: 'cache_read' }, tokens.cache_read);
-    if (tokens.cache_write > 0)
-      this.tokenUsage.observe({ ...labels, gen_ai_token_type: 'cache_write' }, tokens.cache_write);
+    if (tokens.cache_read > 0) series.tokens.cache_read.observe(tokens.cache_read);
+    if (tokens.cache_write > 0) series.tokens.cache_write.observe(tokens.cache_write);
+  }
+
+  #generationSeriesOf(dialect: string, model: string, error: string): GenerationSeries {
+    const labels = { gen_ai_operation_name: 'chat', gen_ai_request_model: model, dialect };
+    const tokens = (type: TokenType): HistogramSeries => this.tokenUsage.series({ ...labels, gen_ai_token_type: type });
+    return {
+      duration: this.requestDuration.series({ ...labels, error_type: error }),
+      firstToken: this.timeToFirstToken.series(labels),
+      perOutputToken: this.timePerOutputToken.series(labels),
+      tokens: {
+        input: tokens('input'),
+        output: tokens('output'),
+        cache_read: tokens('cache_read'),
+        cache_write: tokens('cache_write'),
+      },
+    };
   }
 
   /** The Prometheus text format of every metric. */

@@ -1,6 +1,7 @@
 // One upstream replica's series of the gateway's metrics (telemetry/metrics.ts), bound to its label
 // once, when the pool is made: recording an attempt is then a few increments, with no label lookups.
-import type { Counter, Histogram } from 'prom-client';
+import type { Counter } from 'prom-client';
+import type { HistogramSeries } from '../../telemetry/bound-histogram.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 
 /** Why an upstream call failed, as `gateway_upstream_errors_total` counts it. */
@@ -12,7 +13,7 @@ export class ReplicaMetrics {
   readonly #errors: Record<UpstreamErrorKind, Counter.Internal>;
   readonly #retries: Counter.Internal;
   readonly #poolWaits: Counter.Internal;
-  readonly #firstByte: Histogram.Internal<string>;
+  readonly #firstByte: HistogramSeries;
 
   constructor(metrics: GatewayMetrics, replica: string) {
     const outcome = (name: string): Counter.Internal => metrics.upstreamRequests.labels({ replica, outcome: name });
@@ -28,7 +29,7 @@ export class ReplicaMetrics {
     };
     this.#retries = metrics.upstreamRetries.labels({ replica });
     this.#poolWaits = metrics.upstreamPoolWaits.labels({ replica });
-    this.#firstByte = metrics.upstreamFirstByte.labels({ replica });
+    this.#firstByte = metrics.upstreamFirstByte.series({ replica });
   }
 
   /** The response head arrived `seconds` after the request was dispatched. */

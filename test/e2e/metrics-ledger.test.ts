@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import type { DialectName } from '../../proxy/dialect.js';
 import type { Store } from '../../store/store.js';
 import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
+import { orgWithKey } from '../helpers/org-key.js';
 import { scrape, sumOf, type Sample } from '../helpers/prometheus-text.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -31,17 +32,9 @@ t.before(async () => {
   stack = await startStack({ yaml, env: { GATEWAY_METRICS_PORT: '0' } });
   metricsUrl = stack.gateway.metricsUrl!;
   store = await stack.store();
-  for (const name of ['paying', 'tiny', 'broke'] as const) {
-    const org = await store.orgs.create(name);
-    if (name !== 'broke') await store.orgs.addCredits(name, 100_000_000);
-    if (name === 'tiny')
-      await store.db
-        .updateTable('orgs')
-        .set({ spent_micros: 1000 * 1_000_000 })
-        .where('id', '=', org.id)
-        .execute();
-    keys[name] = (await store.keys.create(org.id, 'tests')).key;
-  }
+  keys.paying = (await orgWithKey(store, 'paying', { credits: 100 })).key;
+  keys.tiny = (await orgWithKey(store, 'tiny', { credits: 100, spentCredits: 1000 })).key;
+  keys.broke = (await orgWithKey(store, 'broke')).key;
 });
 t.teardown(() => stack.close());
 

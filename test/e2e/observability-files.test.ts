@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { packageRoot } from '../../config/package-root.js';
 import { GatewayMetrics } from '../../telemetry/metrics.js';
 import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
+import { orgWithKey } from '../helpers/org-key.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 
 interface Panel {
@@ -191,16 +192,7 @@ t.teardown(() => stack.close());
 
 /** A new organization with `credits`, `spent` credits of lifetime spend (its tier), and its key. */
 async function newKey(name: string, credits: number, spent: number): Promise<string> {
-  const store = await stack.store();
-  const org = await store.orgs.create(name);
-  if (credits > 0) await store.orgs.addCredits(name, credits * 1_000_000);
-  if (spent > 0)
-    await store.db
-      .updateTable('orgs')
-      .set({ spent_micros: spent * 1_000_000 })
-      .where('id', '=', org.id)
-      .execute();
-  return (await store.keys.create(org.id, 'metrics')).key;
+  return (await orgWithKey(await stack.store(), name, { credits, spentCredits: spent })).key;
 }
 
 const scrape = async (): Promise<string> => (await fetch(`${stack.gateway.metricsUrl!}/metrics`)).text();

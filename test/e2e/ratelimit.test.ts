@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import type { Store } from '../../store/store.js';
+import { orgWithKey } from '../helpers/org-key.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 
 const LIMITS = { requests: 3, input: 100_000, output: 100_000 };
@@ -34,14 +35,7 @@ t.teardown(async () => {
 let orgs = 0;
 /** A new organization (so fresh counters) with `spent` credits of lifetime spend, and its key. */
 async function newKey(spent = 0): Promise<string> {
-  const org = await store.orgs.create(`org-${++orgs}`);
-  if (spent > 0)
-    await store.db
-      .updateTable('orgs')
-      .set({ spent_micros: spent * 1_000_000 })
-      .where('id', '=', org.id)
-      .execute();
-  return (await store.keys.create(org.id, 'tests')).key;
+  return (await orgWithKey(store, `org-${++orgs}`, { spentCredits: spent })).key;
 }
 
 const hello = { model: 'qwen3-8b', messages: [{ role: 'user' as const, content: 'echo: hi' }] };

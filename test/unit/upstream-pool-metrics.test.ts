@@ -7,26 +7,13 @@ import { UpstreamPool, type UpstreamPoolOptions } from '../../proxy/upstream/poo
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { GatewayMetrics, replicaLabel } from '../../telemetry/metrics.js';
 import { parseMetrics, sumOf, type Sample } from '../helpers/prometheus-text.js';
+import { poolOptions } from '../helpers/pool-options.js';
 
 const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hi' }], stream: true });
 const signal = new AbortController().signal;
 
 function options(urls: string[], metrics: GatewayMetrics, overrides: Partial<UpstreamPoolOptions> = {}) {
-  return {
-    urls,
-    apiKey: undefined,
-    connections: 8,
-    connectTimeoutMs: 1000,
-    firstByteTimeoutMs: 5000,
-    idleTimeoutMs: 5000,
-    retries: 2,
-    retryBaseMs: 5,
-    retryMaxMs: 20,
-    unhealthyMs: 60_000,
-    queueTimeoutMs: 10_000,
-    metrics,
-    ...overrides,
-  } satisfies UpstreamPoolOptions;
+  return poolOptions(urls, { metrics, ...overrides });
 }
 
 async function closedPort(): Promise<number> {

@@ -2,28 +2,12 @@
 import { createServer } from 'node:net';
 import t from 'tap';
 import { GatewayError } from '../../proxy/errors.js';
-import { UpstreamPool, type UpstreamPoolOptions } from '../../proxy/upstream/pool.js';
+import { UpstreamPool } from '../../proxy/upstream/pool.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { TestClock } from '../helpers/clock.js';
+import { poolOptions } from '../helpers/pool-options.js';
 
 const body = JSON.stringify({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'hi' }], stream: true });
-
-function options(urls: string[], overrides: Partial<UpstreamPoolOptions> = {}): UpstreamPoolOptions {
-  return {
-    urls,
-    apiKey: undefined,
-    connections: 8,
-    connectTimeoutMs: 1000,
-    firstByteTimeoutMs: 5000,
-    idleTimeoutMs: 5000,
-    retries: 2,
-    retryBaseMs: 5,
-    retryMaxMs: 20,
-    unhealthyMs: 60_000,
-    queueTimeoutMs: 10_000,
-    ...overrides,
-  };
-}
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -47,7 +31,7 @@ t.teardown(async () => {
 });
 
 t.test('requests go to the replica with the fewest in flight', async (t) => {
-  const pool = new UpstreamPool(options([`${simA.url}/v1`, `${simB.url}/v1`]));
+  const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`]));
   const beforeA = simA.stats().requests;
   const beforeB = simB.stats().requests;
   const responses = await Promise.all(
@@ -68,7 +52,7 @@ t.test('requests go to the replica with the fewest in flight', async (t) => {
 t.test('a connection failure is retried on another replica, and the failing one is taken out', async (t) => {
   const clock = new TestClock();
   const dead = `http://127.0.0.1:${await closedPort()}/v1`;
-  const pool = new UpstreamPool(options([dead, `${simA.url}/v1`], { now: clock.now }));
+  const pool = new UpstreamPool(poolOptions([dead, `${simA.url}/v1`], { now: clock.now }));
   for (let i = 0; i < 4; i++) {
     const response = await pool.post('/chat/completions', body, { signal, headers: {} });
     t.equal(response.statusCode, 200);
@@ -80,7 +64,7 @@ t.test('a connection failure is retried on another replica, and the failing one 
 });
 
 t.test('when every attempt fails to connect, the error is upstream unreachable (502)', async (t) => {
-  const pool = new UpstreamPool(options([`http://127.0.0.1:${await closedPort()}/v1`], { retries: 2 }));
+  const pool = new UpstreamPool(poolOptions([`http://127.0.0.1:${await closedPort()}/v1`], { retries: 2 }));
   await t.rejects(
     pool.post('/chat/completions', body, { signal, headers: {} }),
     new GatewayError('GW_ERR_UPSTREAM_UNREACHABLE', 'The upstream model server cannot be reached.'),
@@ -90,7 +74,7 @@ t.test('when every attempt fails to connect, the error is upstream unreachable (
 
 t.test('a replica that refused connections is tried again after its cool-down', async (t) => {
   const clock = new TestClock();
-  const pool = new UpstreamPool(options([`${simB.url}/v1`], { retries: 0, unhealthyMs: 50, now: clock.now }));
+  const pool = new UpstreamPool(poolOptions([`${simB.url}/v1`], { retries: 0, unhealthyMs: 50, now: clock.now }));
   await simB.setRefusing(true);
   await t.rejects(pool.post('/chat/completions', body, { signal, headers: {} }), {
     code: 'GW_ERR_UPSTREAM_UNREACHABLE',
@@ -109,7 +93,7 @@ t.test('a replica that refused connections is tried again after its cool-down', 
 });
 
 t.test('a base URL without a path gets /v1', async (t) => {
-  const pool = new UpstreamPool(options([simA.url]));
+  const pool = new UpstreamPool(poolOptions([simA.url]));
   t.equal(pool.replicas[0]!.basePath, '/v1');
   const response = await pool.post('/chat/completions', body, { signal, headers: {} });
   t.equal(response.statusCode, 200);
@@ -122,7 +106,7 @@ t.test(
   async (t) => {
     const sim = await startSim({});
     t.teardown(() => sim.close());
-    const pool = new UpstreamPool(options([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 20 }));
+    const pool = new UpstreamPool(poolOptions([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 20 }));
     const holder = new AbortController();
     const held = await pool.post('/chat/completions', body, {
       signal: holder.signal,

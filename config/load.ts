@@ -105,13 +105,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** The GATEWAY_* overrides; returns which config keys they set, for error messages. */
 function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEnv): Map<string, string> {
   const set = new Map<string, string>();
-  const assign = (variable: string, path: [string, string] | [string], value: unknown): void => {
-    if (path.length === 1) config[path[0]] = value;
-    else {
-      const section = isRecord(config[path[0]]) ? (config[path[0]] as Record<string, unknown>) : {};
-      section[path[1]] = value;
-      config[path[0]] = section;
+  const assign = (variable: string, path: [string, ...string[]], value: unknown): void => {
+    let section = config;
+    for (const key of path.slice(0, -1)) {
+      const inner = isRecord(section[key]) ? (section[key] as Record<string, unknown>) : {};
+      section[key] = inner;
+      section = inner;
     }
+    section[path[path.length - 1]!] = value;
     set.set(path.join('.'), variable);
   };
   const integer = (variable: string, text: string): number => {
@@ -154,6 +155,13 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
   if (env.GATEWAY_METRICS_PORT)
     assign('GATEWAY_METRICS_PORT', ['metrics', 'port'], integer('GATEWAY_METRICS_PORT', env.GATEWAY_METRICS_PORT));
   if (env.GATEWAY_OTLP_URL) assign('GATEWAY_OTLP_URL', ['tracing', 'otlp_url'], env.GATEWAY_OTLP_URL);
+  if (env.GATEWAY_CONSOLE_HOST) assign('GATEWAY_CONSOLE_HOST', ['console', 'host'], env.GATEWAY_CONSOLE_HOST);
+  if (env.GATEWAY_CONSOLE_PORT)
+    assign('GATEWAY_CONSOLE_PORT', ['console', 'port'], integer('GATEWAY_CONSOLE_PORT', env.GATEWAY_CONSOLE_PORT));
+  if (env.GATEWAY_CONSOLE_URL) assign('GATEWAY_CONSOLE_URL', ['console', 'public_url'], env.GATEWAY_CONSOLE_URL);
+  if (env.GATEWAY_OIDC_ISSUER) assign('GATEWAY_OIDC_ISSUER', ['console', 'oidc', 'issuer'], env.GATEWAY_OIDC_ISSUER);
+  if (env.GATEWAY_OIDC_CLIENT_ID)
+    assign('GATEWAY_OIDC_CLIENT_ID', ['console', 'oidc', 'client_id'], env.GATEWAY_OIDC_CLIENT_ID);
   if (env.GATEWAY_ADMIN_HOST) assign('GATEWAY_ADMIN_HOST', ['admin', 'host'], env.GATEWAY_ADMIN_HOST);
   if (env.GATEWAY_ADMIN_PORT)
     assign('GATEWAY_ADMIN_PORT', ['admin', 'port'], integer('GATEWAY_ADMIN_PORT', env.GATEWAY_ADMIN_PORT));

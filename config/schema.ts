@@ -22,6 +22,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     'store',
     'redis',
     'admin',
+    'console',
     'metrics',
     'tracing',
     'limits',
@@ -269,6 +270,39 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         port: { type: 'integer', minimum: 0, maximum: 65535 },
         token_env: { type: 'string', minLength: 1 },
         session_ttl_ms: { type: 'integer', minimum: 60000 },
+      },
+    },
+    console: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['host', 'session_ttl_ms', 'link_ttl_ms', 'throttle', 'oidc'],
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        port: optional({ type: 'integer', minimum: 0, maximum: 65535 }),
+        public_url: optional({ type: 'string', pattern: '^https?://[^/]+$' }),
+        session_ttl_ms: { type: 'integer', minimum: 60000 },
+        link_ttl_ms: { type: 'integer', minimum: 60000, maximum: 86400000 },
+        throttle: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['window_ms', 'per_email', 'per_address'],
+          properties: {
+            window_ms: { type: 'integer', minimum: 1000 },
+            per_email: { type: 'integer', minimum: 1 },
+            per_address: { type: 'integer', minimum: 1 },
+          },
+        },
+        oidc: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['client_secret_env', 'label'],
+          properties: {
+            issuer: optional({ type: 'string', pattern: '^https?://' }),
+            client_id: optional({ type: 'string', minLength: 1 }),
+            client_secret_env: { type: 'string', minLength: 1 },
+            label: { type: 'string', minLength: 1, maxLength: 60 },
+          },
+        },
       },
     },
     metrics: {

@@ -93,6 +93,8 @@ export interface GatewayConfig {
   redis: { url?: string; cluster?: string[]; key_prefix?: string };
   /** The admin API and dashboard listener; it runs only when the token variable is set. */
   admin: { host: string; port: number; token_env: string; session_ttl_ms: number };
+  /** The customers' console (members sign in and manage their organizations' keys); off while `port` is unset. */
+  console: ConsoleConfig;
   /** Prometheus metrics on their own listener; off while `port` is unset. */
   metrics: { host: string; port?: number; per_org: boolean };
   /** OpenTelemetry traces over OTLP/HTTP; off while `otlp_url` is unset. */
@@ -103,6 +105,20 @@ export interface GatewayConfig {
   pricing: PricingConfig;
   /** E-mail notices (output-token blocking); without `url` they are logged, not sent. */
   mail: { url?: string; from: string };
+}
+
+export interface ConsoleConfig {
+  host: string;
+  port?: number;
+  /** Where members reach the console (the links in e-mails); default http://host:port. */
+  public_url?: string;
+  session_ttl_ms: number;
+  /** How long a sign-in link works (once). */
+  link_ttl_ms: number;
+  /** Requests for sign-in links allowed per e-mail address and per client address within `window_ms`. */
+  throttle: { window_ms: number; per_email: number; per_address: number };
+  /** OpenID Connect sign-in, on when `issuer` and `client_id` are set (the secret in `client_secret_env`). */
+  oidc: { issuer?: string; client_id?: string; client_secret_env: string; label: string };
 }
 
 export interface StoreConfig {

@@ -1,7 +1,8 @@
 // The API key format: `sk-svc-` + 32 bytes from the CSPRNG (crypto.randomBytes), encoded base64url
 // (RFC 4648 §5, no padding): 43 characters of [A-Za-z0-9_-], 50 characters in all. The store keeps
 // only the SHA-256 of the whole string (UTF-8), as lower-case hex, and its last 4 characters.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { secretHash } from './secret-hash.js';
 
 export const API_KEY_PREFIX = 'sk-svc-';
 export const API_KEY_RANDOM_BYTES = 32;
@@ -20,7 +21,7 @@ export function generateApiKey(): NewApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return secretHash(key);
 }
 
 /** Whether a string has the key's shape (a cheap check before any lookup; malformed keys get 401 unseen). */

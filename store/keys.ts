@@ -2,6 +2,7 @@
 // last-used times, which are kept in memory and written in one batch at most every `touchFlushMs`.
 import type { Kysely } from 'kysely';
 import { generateApiKey } from './api-key.js';
+import { SYSTEM_ACTOR, writeAudit, type Actor } from './audit-log.js';
 import { StoreError } from './errors.js';
 import { newId } from './ids.js';
 import type { Orgs } from './orgs.js';
@@ -16,6 +17,8 @@ export interface ApiKeyRecord {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   status: 'active' | 'revoked';
+  /** Who made it: a member's e-mail, `operator`, `cli`, `system`; null for keys older than the audit log. */
+  createdBy: string | null;
 }
 
 export interface CreatedApiKey {
@@ -36,7 +39,7 @@ export class Keys {
     private readonly touchFlushMs: number,
   ) {}
 
-  async create(orgNameOrId: string, name: string): Promise<CreatedApiKey> {
+  async create(orgNameOrId: string, name: string, actor: Actor = SYSTEM_ACTOR): Promise<CreatedApiKey> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 100)
       throw new StoreError('GW_ERR_STORE_INVALID', 'a key name has 1 to 100 characters');
@@ -51,8 +54,18 @@ export class Keys {
       created_at: Date.now(),
       last_used_at: null,
       revoked_at: null,
+      created_by: actor.who,
     };
-    await this.db.insertInto('api_keys').values(row).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('api_keys').values(row).execute();
+      await writeAudit(trx, {
+        orgId: org.id,
+        action: 'key.created',
+        actor,
+        subject: row.id,
+        detail: { name: trimmed },
+      });
+    });
     return { key, record: this.toRecord(row) };
   }
 
@@ -82,13 +95,24 @@ export class Keys {
   }
 
   /** Revokes a key for good. Revoking a revoked key changes nothing (its first revocation time stays). */
-  async revoke(id: string): Promise<ApiKeyRecord> {
-    await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: Date.now() })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .execute();
+  async revoke(id: string, actor: Actor = SYSTEM_ACTOR): Promise<ApiKeyRecord> {
+    const key = await this.get(id);
+    await this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: Date.now() })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n)
+        await writeAudit(trx, {
+          orgId: key.orgId,
+          action: 'key.revoked',
+          actor,
+          subject: id,
+          detail: { name: key.name },
+        });
+    });
     return this.get(id);
   }
 
@@ -154,6 +178,7 @@ export class Keys {
       lastUsedAt: lastUsed === undefined ? null : new Date(lastUsed),
       revokedAt: row.revoked_at === null ? null : new Date(Number(row.revoked_at)),
       status: row.revoked_at === null ? 'active' : 'revoked',
+      createdBy: row.created_by,
     };
   }
 }

@@ -1,5 +1,6 @@
 // Organizations, their members and their credit balance.
 import type { Kysely } from 'kysely';
+import { SYSTEM_ACTOR, writeAudit, type Actor } from './audit-log.js';
 import { formatCredits } from './credits.js';
 import { StoreError } from './errors.js';
 import { newId } from './ids.js';
@@ -27,6 +28,15 @@ export interface NewMember {
   role: MemberRole;
 }
 
+/** An organization an e-mail address belongs to, with its role there. */
+export interface Membership {
+  org: Org;
+  role: MemberRole;
+}
+
+/** What addMember did. */
+export type MemberChange = 'added' | 'role_changed' | 'unchanged';
+
 const ROLES: readonly MemberRole[] = ['admin', 'member'];
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
@@ -34,7 +44,7 @@ export class Orgs {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** A new organization with a zero balance, and its first members. Names are unique and not id-shaped. */
-  async create(name: string, members: readonly NewMember[] = []): Promise<Org> {
+  async create(name: string, members: readonly NewMember[] = [], actor: Actor = SYSTEM_ACTOR): Promise<Org> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > 100)
       throw new StoreError('GW_ERR_STORE_INVALID', 'an organization name has 1 to 100 characters');
@@ -47,11 +57,19 @@ export class Orgs {
       if (existing)
         throw new StoreError('GW_ERR_STORE_ORG_EXISTS', `an organization named '${trimmed}' exists (${existing.id})`);
       await trx.insertInto('orgs').values(row).execute();
+      await writeAudit(trx, { orgId: row.id, action: 'org.created', actor, detail: { name: trimmed } });
       for (const member of checked) {
         await trx
           .insertInto('members')
           .values({ org_id: row.id, email: member.email, role: member.role, created_at: row.created_at })
           .execute();
+        await writeAudit(trx, {
+          orgId: row.id,
+          action: 'member.added',
+          actor,
+          subject: member.email,
+          detail: { role: member.role },
+        });
       }
     });
     return toOrg(row);
@@ -90,26 +108,76 @@ export class Orgs {
     return rows.map((row) => ({ email: row.email, role: row.role, createdAt: new Date(row.created_at) }));
   }
 
-  /** Adds a member, or changes the role of one already there. */
-  async addMember(nameOrId: string, member: NewMember): Promise<void> {
-    const { email, role } = checkMember(member);
-    const org = await this.get(nameOrId);
-    await this.db
-      .insertInto('members')
-      .values({ org_id: org.id, email, role, created_at: Date.now() })
-      .onConflict((oc) => oc.columns(['org_id', 'email']).doUpdateSet({ role }))
+  /** The organizations an e-mail address is a member of, by name. */
+  async memberships(email: string): Promise<Membership[]> {
+    const rows = await this.db
+      .selectFrom('members')
+      .innerJoin('orgs', 'orgs.id', 'members.org_id')
+      .selectAll('orgs')
+      .select('members.role')
+      .where('members.email', '=', email.trim().toLowerCase())
+      .orderBy('orgs.name')
       .execute();
+    return rows.map(({ role, ...org }) => ({ org: toOrg(org), role }));
   }
 
-  async removeMember(nameOrId: string, email: string): Promise<void> {
-    const org = await this.get(nameOrId);
-    const result = await this.db
-      .deleteFrom('members')
-      .where('org_id', '=', org.id)
+  /** The role of an e-mail address in an organization (by id), or undefined if it is not a member. */
+  async roleOf(orgId: string, email: string): Promise<MemberRole | undefined> {
+    const row = await this.db
+      .selectFrom('members')
+      .select('role')
+      .where('org_id', '=', orgId)
       .where('email', '=', email.trim().toLowerCase())
       .executeTakeFirst();
-    if (result.numDeletedRows === 0n)
-      throw new StoreError('GW_ERR_STORE_MEMBER_NOT_FOUND', `'${email}' is not a member of '${org.name}'`);
+    return row?.role;
+  }
+
+  /** Adds a member, or changes the role of one already there; the audit log says which. */
+  async addMember(nameOrId: string, member: NewMember, actor: Actor = SYSTEM_ACTOR): Promise<MemberChange> {
+    const { email, role } = checkMember(member);
+    const org = await this.get(nameOrId);
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom('members')
+        .select('role')
+        .where('org_id', '=', org.id)
+        .where('email', '=', email)
+        .executeTakeFirst();
+      if (existing?.role === role) return 'unchanged';
+      if (existing === undefined)
+        await trx.insertInto('members').values({ org_id: org.id, email, role, created_at: Date.now() }).execute();
+      else
+        await trx
+          .updateTable('members')
+          .set({ role })
+          .where('org_id', '=', org.id)
+          .where('email', '=', email)
+          .execute();
+      const change = existing === undefined ? 'added' : 'role_changed';
+      await writeAudit(trx, {
+        orgId: org.id,
+        action: change === 'added' ? 'member.added' : 'member.role_changed',
+        actor,
+        subject: email,
+        detail: existing === undefined ? { role } : { role, previous_role: existing.role },
+      });
+      return change;
+    });
+  }
+
+  async removeMember(nameOrId: string, email: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
+    const org = await this.get(nameOrId);
+    const address = email.trim().toLowerCase();
+    await this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom('members')
+        .where('org_id', '=', org.id)
+        .where('email', '=', address)
+        .executeTakeFirst();
+      if (result.numDeletedRows === 0n)
+        throw new StoreError('GW_ERR_STORE_MEMBER_NOT_FOUND', `'${email}' is not a member of '${org.name}'`);
+      await writeAudit(trx, { orgId: org.id, action: 'member.removed', actor, subject: address });
+    });
   }
 
   /**
@@ -117,7 +185,12 @@ export class Orgs {
    * transaction (the grants are the first term of the balance invariant, store/balance-audit.ts);
    * returns the org after. `note` says where the credits came from (admin api, cli, …).
    */
-  async addCredits(nameOrId: string, micros: number, note = 'credits added'): Promise<Org> {
+  async addCredits(
+    nameOrId: string,
+    micros: number,
+    note = 'credits added',
+    actor: Actor = SYSTEM_ACTOR,
+  ): Promise<Org> {
     if (!Number.isSafeInteger(micros) || micros <= 0)
       throw new StoreError('GW_ERR_STORE_INVALID', 'credits to add must be a positive whole number of micro-credits');
     const org = await this.get(nameOrId);
@@ -137,6 +210,7 @@ export class Orgs {
         .set((eb) => ({ balance_micros: eb('balance_micros', '+', micros) }))
         .where('id', '=', org.id)
         .execute();
+      await writeAudit(trx, { orgId: org.id, action: 'credits.added', actor, detail: { amount_micros: micros, note } });
     });
     return this.get(org.id);
   }

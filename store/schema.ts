@@ -31,6 +31,8 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** Who made it: a member's e-mail (console), `operator` (admin API), `cli`; null before migration 0005. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One row per generation request, written by the meter plugin; `id` is the request id (`x-request-id`). */
@@ -81,6 +83,78 @@ export interface CreditGrantsTable {
   created_at: number;
 }
 
+/** A signed-in browser: the operator's dashboard or a member's console (store/web-sessions.ts). */
+export interface WebSessionsTable {
+  /** SHA-256 (hex) of the cookie's value: the store never holds a usable session id. */
+  id_hash: string;
+  kind: WebSessionKind;
+  /** The member's e-mail (kind 'member'); null for the operator. */
+  email: string | null;
+  /** Echoed by the page in `x-csrf-token` on every change. */
+  csrf_token: string;
+  /** The client address that signed in. */
+  address: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export type WebSessionKind = 'operator' | 'member';
+
+/** A one-time sign-in link sent by e-mail (store/sign-in-links.ts). */
+export interface SignInLinksTable {
+  /** SHA-256 (hex) of the token in the link: only the e-mail holds the token itself. */
+  token_hash: string;
+  email: string;
+  created_at: number;
+  expires_at: number;
+  /** When it was used; a used link never works again. */
+  used_at: number | null;
+}
+
+/** Every request for a sign-in link, known address or not: what the throttle counts (store/sign-in-requests.ts). */
+export interface SignInRequestsTable {
+  email: string;
+  /** The client address that asked. */
+  address: string;
+  created_at: number;
+}
+
+/** An OpenID Connect sign-in between the redirect to the provider and its callback (store/oidc-logins.ts). */
+export interface OidcLoginsTable {
+  /** SHA-256 (hex) of the `state` parameter. */
+  state_hash: string;
+  /** The PKCE verifier whose challenge went to the provider. */
+  code_verifier: string;
+  nonce: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Who did what to an organization (store/audit-log.ts). */
+export interface AuditLogTable {
+  id: string;
+  org_id: string;
+  action: AuditAction;
+  /** A member's e-mail, `operator` (admin token or dashboard), or `cli`. */
+  actor: string;
+  /** The client address the change came from (none from the CLI). */
+  address: string | null;
+  /** What it was done to: a key id, a member's e-mail. */
+  subject: string | null;
+  /** JSON text: what else the entry says (a key's name, a role, an amount in micro-credits). */
+  detail: string | null;
+  created_at: number;
+}
+
+export type AuditAction =
+  | 'org.created'
+  | 'key.created'
+  | 'key.revoked'
+  | 'member.added'
+  | 'member.removed'
+  | 'member.role_changed'
+  | 'credits.added';
+
 export interface Database {
   orgs: OrgsTable;
   members: MembersTable;
@@ -88,6 +162,11 @@ export interface Database {
   usage: UsageTable;
   credit_grants: CreditGrantsTable;
   nodes: NodesTable;
+  web_sessions: WebSessionsTable;
+  sign_in_links: SignInLinksTable;
+  sign_in_requests: SignInRequestsTable;
+  oidc_logins: OidcLoginsTable;
+  audit_log: AuditLogTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -2,6 +2,7 @@
 // data directory (sqlite-database.ts, the default) or a PostgreSQL server that several gateway nodes
 // share (postgres-database.ts). Either way it is migrated to the latest schema when opened.
 import type { Kysely, LogConfig } from 'kysely';
+import { AuditLog } from './audit-log.js';
 import { StoreError } from './errors.js';
 import { Keys } from './keys.js';
 import { migrateToLatest } from './migrate.js';
@@ -10,7 +11,11 @@ import { Orgs } from './orgs.js';
 import type { PostgresOptions } from './postgres-database.js';
 import type { Database } from './schema.js';
 import { openSqliteDatabase } from './sqlite-database.js';
+import { OidcLogins } from './oidc-logins.js';
+import { SignInLinks } from './sign-in-links.js';
+import { SignInRequests } from './sign-in-requests.js';
 import type { Transactor } from './transactor.js';
+import { WebSessions } from './web-sessions.js';
 
 export { DATABASE_FILE } from './sqlite-database.js';
 
@@ -28,6 +33,15 @@ export interface StoreOptions {
 export interface Store {
   readonly orgs: Orgs;
   readonly keys: Keys;
+  /** Who changed what in each organization. */
+  readonly audit: AuditLog;
+  /** Signed-in browsers (the operator's dashboard, the members' console). */
+  readonly sessions: WebSessions;
+  /** One-time sign-in links sent by e-mail, and the requests for them the throttle counts. */
+  readonly signInLinks: SignInLinks;
+  readonly signInRequests: SignInRequests;
+  /** OpenID Connect sign-ins between the redirect and the callback. */
+  readonly oidcLogins: OidcLogins;
   /** The database file, or the PostgreSQL URL without its password: for logs and messages. */
   readonly path: string;
   /** PostgreSQL: other gateway nodes may share this store. */
@@ -65,6 +79,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     orgs,
     keys,
+    audit: new AuditLog(db),
+    sessions: new WebSessions(db),
+    signInLinks: new SignInLinks(db),
+    signInRequests: new SignInRequests(db),
+    oidcLogins: new OidcLogins(db),
     path,
     shared: options.postgres !== undefined,
     migrated,

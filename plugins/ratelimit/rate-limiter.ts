@@ -66,6 +66,15 @@ export class RateLimiter implements Plugin {
     this.#metrics = parts.metrics;
   }
 
+  /**
+   * An organization's tier and what its current windows have used, without counting anything (the
+   * customers' console shows them). Like any read, it starts the windows if none is running.
+   */
+  async windowUse(orgId: string): Promise<{ tier: Tier; counts: Counts }> {
+    const [tier, counts] = await Promise.all([this.#tiers.tierOf(orgId), this.#window.open(orgId, 0)]);
+    return { tier, counts };
+  }
+
   async onRequest(exchange: Exchange): Promise<void> {
     const caller = exchange.locals.caller;
     const kind = exchange.route.kind;

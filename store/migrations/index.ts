@@ -5,12 +5,14 @@ import { initial } from './0001-initial.js';
 import { usageHolds } from './0002-usage-holds.js';
 import { moneyIntegrity } from './0003-money-integrity.js';
 import { nodeLeases } from './0004-node-leases.js';
+import { consoleTables } from './0005-console.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-usage-holds': usageHolds,
   '0003-money-integrity': moneyIntegrity,
   '0004-node-leases': nodeLeases,
+  '0005-console': consoleTables,
 };
 
 export const migrations: MigrationProvider = {

@@ -25,6 +25,7 @@ function storeWithKey(): {
     lastUsedAt: null,
     revokedAt: null,
     status: 'active',
+    createdBy: 'system',
   };
   const finds: string[] = [];
   const find = async (asked: string): Promise<ApiKeyRecord | undefined> => {

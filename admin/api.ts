@@ -2,13 +2,15 @@
 // organization's id or name. The store checks what it owns (name lengths, e-mail shape, amounts); this
 // file checks types and says which field a refusal is about.
 import type { Services } from '../services/services.js';
+import type { IncomingMessage } from 'node:http';
 import { tierFor, type Tier } from '../limits/tiers.js';
+import type { Actor, AuditEntry } from '../store/audit-log.js';
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
 import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
 import { about, AdminError } from './errors.js';
-import { readObject } from './http.js';
+import { clientAddress, readObject } from './http.js';
 import type { AdminRoute } from './routes.js';
 import { usageByDay } from './usage.js';
 
@@ -36,7 +38,7 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
         const name = stringField(body, 'name');
         const members = membersField(body.members);
         const s = await store();
-        const org = await about('name', () => s.orgs.create(name, members));
+        const org = await about('name', () => s.orgs.create(name, members, operator(req)));
         return { status: 201, body: orgBody(org, await s.orgs.members(org.id)) };
       },
     },
@@ -55,16 +57,16 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
       async handle({ req, params: [org] }) {
         const member = memberOf(await readObject(req), '');
         const s = await store();
-        await about('email', () => s.orgs.addMember(org!, member));
+        await about('email', () => s.orgs.addMember(org!, member, operator(req)));
         return { status: 200, body: { members: (await s.orgs.members(org!)).map(memberBody) } };
       },
     },
     {
       method: 'DELETE',
       path: new RegExp(`^/admin/v1/orgs/${ORG}/members/([^/]+)$`),
-      async handle({ params: [org, email] }) {
+      async handle({ req, params: [org, email] }) {
         const s = await store();
-        await s.orgs.removeMember(org!, email!);
+        await s.orgs.removeMember(org!, email!, operator(req));
         return { status: 200, body: { members: (await s.orgs.members(org!)).map(memberBody) } };
       },
     },
@@ -77,7 +79,7 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
           throw new AdminError('invalid_request', '\'amount\' must be a number of credits, e.g. "12.5"', 'amount');
         const s = await store();
         const after = await about('amount', async () =>
-          s.orgs.addCredits(org!, parseCredits(String(amount)), 'admin api'),
+          s.orgs.addCredits(org!, parseCredits(String(amount)), 'admin api', operator(req)),
         );
         return { status: 200, body: orgBody(after, await s.orgs.members(after.id)) };
       },
@@ -96,15 +98,15 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
       async handle({ req, params: [org] }) {
         const name = stringField(await readObject(req), 'name');
         const s = await store();
-        const { key, record } = await about('name', () => s.keys.create(org!, name));
+        const { key, record } = await about('name', () => s.keys.create(org!, name, operator(req)));
         return { status: 201, body: { key, record: keyBody(record) } };
       },
     },
     {
       method: 'POST',
       path: /^\/admin\/v1\/keys\/([^/]+)\/revoke$/,
-      async handle({ params: [id] }) {
-        const record = await (await store()).keys.revoke(id!);
+      async handle({ req, params: [id] }) {
+        const record = await (await store()).keys.revoke(id!, operator(req));
         // Every auth cache listening (this node's, every node's with Redis) drops the key now, not at its TTL.
         await services.revocations.publish(record.id);
         return { status: 200, body: keyBody(record) };
@@ -120,7 +122,21 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
         return { status: 200, body: await usageByDay(s.db, found.id, days) };
       },
     },
+    {
+      method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/audit$`),
+      async handle({ params: [org] }) {
+        const s = await store();
+        const found = await s.orgs.get(org!);
+        return { status: 200, body: { entries: (await s.audit.list(found.id)).map(auditBody) } };
+      },
+    },
   ];
+}
+
+/** The audit log's actor for the admin API: the operator (token or dashboard), from the request's client address. */
+function operator(req: IncomingMessage): Actor {
+  return { who: 'operator', address: clientAddress(req) };
 }
 
 function orgJson(org: Org, tier: Tier, members?: readonly Member[]) {
@@ -150,6 +166,18 @@ function memberBody(member: Member) {
   return { email: member.email, role: member.role, created_at: member.createdAt.toISOString() };
 }
 
+export function auditBody(entry: AuditEntry) {
+  return {
+    id: entry.id,
+    action: entry.action,
+    actor: entry.actor,
+    address: entry.address,
+    subject: entry.subject,
+    detail: entry.detail,
+    created_at: entry.createdAt.toISOString(),
+  };
+}
+
 function keyBody(key: ApiKeyRecord) {
   return {
     id: key.id,
@@ -160,6 +188,7 @@ function keyBody(key: ApiKeyRecord) {
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     status: key.status,
     revoked_at: key.revokedAt?.toISOString() ?? null,
+    created_by: key.createdBy,
   };
 }
 

@@ -1,5 +1,6 @@
 // The store's commands for `gateway` (bin/gateway.ts): orgs, credits, keys and the ledger check. Each returns the lines
 // to print; a wrong call is a UsageError, a refused change a StoreError, both one line.
+import type { Actor } from '../store/audit-log.js';
 import { auditBalances, type BalanceAudit } from '../store/balance-audit.js';
 import { formatCredits, parseCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
@@ -25,6 +26,9 @@ export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]… 
 export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys', 'ledger']);
 
 export class UsageError extends Error {}
+
+/** The audit log's name for changes made with the CLI (on the store's machine: no client address). */
+const CLI_ACTOR: Actor = { who: 'cli', address: null };
 
 export interface CliOutput {
   /** Lines for stdout (what a script reads: ids, the key). */
@@ -58,7 +62,7 @@ export async function runStoreCommand(
   switch (`${command} ${action}`) {
     case 'orgs create': {
       const [name] = want(1, 'NAME [--member EMAIL:ROLE]…');
-      const org = await store.orgs.create(name!, members.map(parseMember));
+      const org = await store.orgs.create(name!, members.map(parseMember), CLI_ACTOR);
       return {
         out: [`${org.id}\t${org.name}`],
         err: [`created organization '${org.name}' with ${members.length} member(s)`],
@@ -89,7 +93,7 @@ export async function runStoreCommand(
     case 'members add': {
       const [org, member] = want(2, 'ORG EMAIL:ROLE');
       const parsed = parseMember(member!);
-      await store.orgs.addMember(org!, parsed);
+      await store.orgs.addMember(org!, parsed, CLI_ACTOR);
       return {
         out: [],
         err: [`'${parsed.email}' is a${parsed.role === 'admin' ? 'n' : ''} ${parsed.role} of '${org}'`],
@@ -97,12 +101,12 @@ export async function runStoreCommand(
     }
     case 'members remove': {
       const [org, email] = want(2, 'ORG EMAIL');
-      await store.orgs.removeMember(org!, email!);
+      await store.orgs.removeMember(org!, email!, CLI_ACTOR);
       return { out: [], err: [`removed '${email}' from '${org}'`] };
     }
     case 'credits add': {
       const [org, amount] = want(2, 'ORG AMOUNT');
-      const after = await store.orgs.addCredits(org!, parseCredits(amount!), 'cli');
+      const after = await store.orgs.addCredits(org!, parseCredits(amount!), 'cli', CLI_ACTOR);
       return {
         out: [`${after.id}\t${after.name}\t${formatCredits(after.balanceMicros)} credits`],
         err: [`added ${amount} credits to '${after.name}'`],
@@ -110,7 +114,7 @@ export async function runStoreCommand(
     }
     case 'keys create': {
       const [org, name] = want(2, 'ORG NAME');
-      const { key, record } = await store.keys.create(org!, name!);
+      const { key, record } = await store.keys.create(org!, name!, CLI_ACTOR);
       return {
         out: [key],
         err: [`created key ${record.id} '${record.name}'; the key above is shown only this once: store it now`],
@@ -124,7 +128,7 @@ export async function runStoreCommand(
     case 'keys revoke': {
       const [id] = want(1, 'KEY_ID');
       const before = await store.keys.get(id!);
-      const after = await store.keys.revoke(id!);
+      const after = await store.keys.revoke(id!, CLI_ACTOR);
       await options.revocations?.publish(after.id);
       return {
         out: [keyLine(after)],

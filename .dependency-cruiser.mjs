@@ -1,6 +1,6 @@
 // The import directions of the gateway (`npm run deps`), checked so they do not depend on review.
 // Imports point one way: bin/ (the composition root) → proxy/ (the core), dialects/, plugins/, admin/,
-// services/ → store/, config/, notify/, limits/, tokenizer/ → validation/, prompt/, telemetry/. Tests may import anything.
+// console/, services/ → store/, config/, notify/, limits/, tokenizer/ → validation/, prompt/, telemetry/. Tests may import anything.
 
 /** Where every rule's `from` stops: tests are free to reach into any part. */
 const TESTS = '^test/';
@@ -29,7 +29,7 @@ export default {
         'The core (proxy/) gets its dialects and plugins at start, from bin/; it names none of them, and never reaches into the services, the store or the admin side.',
       severity: 'error',
       from: { path: '^proxy/' },
-      to: { path: '^(plugins|dialects|bin|admin|services|store|config|notify|tokenizer|prompt|sim)/' },
+      to: { path: '^(plugins|dialects|bin|admin|console|services|store|config|notify|tokenizer|prompt|sim)/' },
     },
     {
       name: 'dialects-are-codecs',
@@ -37,7 +37,7 @@ export default {
         "A dialect translates between its wire and the canonical form, and nothing more: it uses the core's types, never a plugin, the store, the config or the admin side.",
       severity: 'error',
       from: { path: '^dialects/' },
-      to: { path: '^(plugins|bin|admin|services|store|config|notify|tokenizer|prompt|sim)/' },
+      to: { path: '^(plugins|bin|admin|console|services|store|config|notify|tokenizer|prompt|sim)/' },
     },
     {
       name: 'dialects-through-the-registry',
@@ -61,7 +61,7 @@ export default {
         'A plugin works on canonical requests and events, and gets the shared services from its context at start: it imports no dialect, no admin, no composition root.',
       severity: 'error',
       from: { path: '^plugins/' },
-      to: { path: '^(dialects|bin|admin|services|sim)/' },
+      to: { path: '^(dialects|bin|admin|console|services|sim)/' },
     },
     {
       name: 'admin-beside-the-gateway',
@@ -72,12 +72,27 @@ export default {
       to: { path: '^(plugins|dialects|bin|sim)/' },
     },
     {
+      name: 'console-beside-admin',
+      comment:
+        "The customers' console is a web listener like the admin one: it uses admin/'s HTTP plumbing (routes, bodies, sessions, errors) and the services, never a plugin (the rate limiter's reading comes from bin/), a dialect or the core's request path.",
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^(plugins|dialects|bin|sim|tokenizer|notify)/' },
+    },
+    {
+      name: 'admin-never-imports-the-console',
+      comment: 'The console builds on the admin plumbing; the operator side does not depend on it.',
+      severity: 'error',
+      from: { path: '^admin/' },
+      to: { path: '^console/' },
+    },
+    {
       name: 'services-below-the-gateway',
       comment:
         "The process's shared services (store, Redis, revocations, notices) are opened for the core, the plugins and the admin side alike, so they import none of them.",
       severity: 'error',
       from: { path: '^services/' },
-      to: { path: '^(proxy|plugins|dialects|admin|bin|tokenizer|sim)/' },
+      to: { path: '^(proxy|plugins|dialects|admin|console|bin|tokenizer|sim)/' },
     },
     {
       name: 'store-is-a-leaf',
@@ -85,7 +100,7 @@ export default {
       severity: 'error',
       from: { path: '^store/' },
       to: {
-        path: '^(proxy|plugins|dialects|admin|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(proxy|plugins|dialects|admin|console|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {
@@ -94,14 +109,14 @@ export default {
         'The config loader reads YAML and checks it against its schema (through the shared validation/); it imports nothing of what it configures.',
       severity: 'error',
       from: { path: '^config/' },
-      to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|notify|limits|tokenizer|prompt|sim)/' },
+      to: { path: '^(proxy|plugins|dialects|admin|console|bin|services|store|notify|limits|tokenizer|prompt|sim)/' },
     },
     {
       name: 'notify-only-reads-the-store',
       comment: 'A notice reads who to tell from the store; it knows nothing of the requests that caused it.',
       severity: 'error',
       from: { path: '^notify/' },
-      to: { path: '^(proxy|plugins|dialects|admin|bin|services|tokenizer|sim)/' },
+      to: { path: '^(proxy|plugins|dialects|admin|console|bin|services|tokenizer|sim)/' },
     },
     {
       name: 'tokenizer-serves-the-core',
@@ -109,7 +124,7 @@ export default {
         'The token counter counts canonical requests for the core and the plugins; it imports neither plugins nor dialects.',
       severity: 'error',
       from: { path: '^tokenizer/' },
-      to: { path: '^(plugins|dialects|admin|bin|services|sim)/' },
+      to: { path: '^(plugins|dialects|admin|console|bin|services|sim)/' },
     },
     {
       name: 'limits-are-rules',
@@ -117,7 +132,7 @@ export default {
         'The tiers and the input estimate are plain rules over config, money and canonical requests, used by the core and the plugins; they import neither.',
       severity: 'error',
       from: { path: '^limits/' },
-      to: { path: '^(plugins|dialects|admin|bin|services|tokenizer|sim)/' },
+      to: { path: '^(plugins|dialects|admin|console|bin|services|tokenizer|sim)/' },
     },
     {
       name: 'shared-leaves',
@@ -125,7 +140,7 @@ export default {
         'validation/ (the ajv instance, field paths) and prompt/ (chat templates and local tokenizers, shared with the sim) are used by both sides of a boundary, so they import nothing of the gateway.',
       severity: 'error',
       from: { path: '^(validation|prompt)/' },
-      to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|sim)/' },
+      to: { path: '^(proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|sim)/' },
     },
     {
       name: 'telemetry-is-a-leaf',
@@ -134,7 +149,7 @@ export default {
       severity: 'error',
       from: { path: '^telemetry/' },
       to: {
-        path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {
@@ -143,7 +158,9 @@ export default {
         'The sim plays the upstream, a different server: it shares only prompt/ with the gateway (the same chat templates and tokenizer), so it cannot come to lean on gateway code.',
       severity: 'error',
       from: { path: '^sim/' },
-      to: { path: '^(proxy|plugins|dialects|admin|bin|services|store|config|notify|limits|tokenizer|validation)/' },
+      to: {
+        path: '^(proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|validation)/',
+      },
     },
   ],
   options: {

@@ -4,10 +4,10 @@
 import type { Services } from '../services/services.js';
 import type { IncomingMessage } from 'node:http';
 import { tierFor, type Tier } from '../limits/tiers.js';
-import type { Actor, AuditEntry } from '../store/audit-log.js';
-import { formatCredits, parseCredits } from '../store/credits.js';
-import type { ApiKeyRecord } from '../store/keys.js';
+import type { Actor } from '../store/audit-log.js';
+import { parseCredits } from '../store/credits.js';
 import type { Member, NewMember, Org } from '../store/orgs.js';
+import { auditBody, keyBody, memberBody, orgJson } from './bodies.js';
 import type { MemberRole } from '../store/schema.js';
 import { about, AdminError } from './errors.js';
 import { clientAddress, readObject } from './http.js';
@@ -139,59 +139,6 @@ function operator(req: IncomingMessage): Actor {
   return { who: 'operator', address: clientAddress(req) };
 }
 
-function orgJson(org: Org, tier: Tier, members?: readonly Member[]) {
-  return {
-    id: org.id,
-    name: org.name,
-    balance: formatCredits(org.balanceMicros),
-    balance_micros: org.balanceMicros,
-    spent: formatCredits(org.spentMicros),
-    spent_micros: org.spentMicros,
-    tier: tierBody(tier),
-    created_at: org.createdAt.toISOString(),
-    ...(members !== undefined ? { members: members.map(memberBody) } : {}),
-  };
-}
-
-function tierBody(tier: Tier) {
-  return {
-    name: tier.name,
-    requests_per_minute: tier.requestsPerMinute,
-    input_tokens_per_minute: tier.inputTokensPerMinute,
-    output_tokens_per_minute: tier.outputTokensPerMinute,
-  };
-}
-
-function memberBody(member: Member) {
-  return { email: member.email, role: member.role, created_at: member.createdAt.toISOString() };
-}
-
-export function auditBody(entry: AuditEntry) {
-  return {
-    id: entry.id,
-    action: entry.action,
-    actor: entry.actor,
-    address: entry.address,
-    subject: entry.subject,
-    detail: entry.detail,
-    created_at: entry.createdAt.toISOString(),
-  };
-}
-
-function keyBody(key: ApiKeyRecord) {
-  return {
-    id: key.id,
-    org_id: key.orgId,
-    name: key.name,
-    last4: key.last4,
-    created_at: key.createdAt.toISOString(),
-    last_used_at: key.lastUsedAt?.toISOString() ?? null,
-    status: key.status,
-    revoked_at: key.revokedAt?.toISOString() ?? null,
-    created_by: key.createdBy,
-  };
-}
-
 function stringField(body: Record<string, unknown>, field: string, prefix = ''): string {
   const value = body[field];
   if (typeof value !== 'string')
@@ -227,7 +174,7 @@ function memberOf(body: Record<string, unknown>, prefix: string): NewMember {
   return { email, role: role as MemberRole };
 }
 
-function daysParam(text: string | null): number {
+export function daysParam(text: string | null): number {
   if (text === null) return 30;
   const days = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
   if (!(days >= 1 && days <= 366))

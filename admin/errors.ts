@@ -6,6 +6,7 @@ import { StoreError, type StoreErrorCode } from '../store/errors.js';
 const ADMIN_ERRORS = {
   invalid_request: 400,
   malformed_json: 400,
+  link_invalid: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
@@ -14,6 +15,8 @@ const ADMIN_ERRORS = {
   key_not_found: 404,
   method_not_allowed: 405,
   org_exists: 409,
+  member_exists: 409,
+  last_admin: 409,
   body_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,

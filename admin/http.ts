@@ -23,12 +23,15 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string | string[]> = {},
 ): void {
-  const text = status === 204 ? '' : JSON.stringify(body);
+  // No body: a 204, or a redirect (its `location` in the headers).
+  const text = status === 204 || body === undefined ? undefined : JSON.stringify(body);
   res.writeHead(status, {
     ...SECURITY_HEADERS,
     ...headers,
-    ...(status === 204
-      ? {}
+    ...(text === undefined
+      ? status === 204
+        ? {}
+        : { 'content-length': 0 }
       : { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }),
   });
   res.end(text);

@@ -1,14 +1,15 @@
 // The dashboard's session routes: POST /admin/login (the admin token → a session cookie and its CSRF
 // token), GET /admin/session (the CSRF token of the current session), POST /admin/logout.
+import type { WebSession } from '../store/web-sessions.js';
 import { AdminError } from './errors.js';
 import { checkCsrf, checkOrigin } from './guard.js';
-import { isHttps, readObject } from './http.js';
+import { readObject } from './http.js';
 import type { AdminRoute, RouteAnswer } from './routes.js';
-import { clearedSessionCookie, sessionCookie, type Session, type Sessions } from './session.js';
+import type { Sessions } from './session.js';
 import type { TokenCheck } from './token-throttle.js';
 
 export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): AdminRoute[] {
-  const describe = (session: Session): RouteAnswer => ({
+  const describe = (session: WebSession): RouteAnswer => ({
     status: 200,
     body: { csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() },
   });
@@ -22,29 +23,29 @@ export function sessionRoutes(tokenMatches: TokenCheck, sessions: Sessions): Adm
         if (typeof token !== 'string' || token === '')
           throw new AdminError('invalid_request', "'token' must be the admin token, a string", 'token');
         if (!tokenMatches(token, req)) throw new AdminError('unauthorized', 'the admin token is wrong');
-        const session = sessions.create();
-        return { ...describe(session), headers: { 'set-cookie': sessionCookie(session, isHttps(req)) } };
+        const { session, setCookie } = await sessions.create(null, req);
+        return { ...describe(session), headers: { 'set-cookie': setCookie } };
       },
     },
     {
       method: 'GET',
       path: /^\/admin\/session$/,
       async handle({ req }) {
-        const session = sessions.fromRequest(req);
-        if (session === undefined) throw new AdminError('unauthorized', 'not logged in');
-        return describe(session);
+        const signedIn = await sessions.fromRequest(req);
+        if (signedIn === undefined) throw new AdminError('unauthorized', 'not logged in');
+        return describe(signedIn.session);
       },
     },
     {
       method: 'POST',
       path: /^\/admin\/logout$/,
       async handle({ req }) {
-        const session = sessions.fromRequest(req);
-        if (session !== undefined) {
-          checkCsrf(req, session);
-          sessions.delete(session);
+        const signedIn = await sessions.fromRequest(req);
+        if (signedIn !== undefined) {
+          checkCsrf(req, signedIn.session);
+          await sessions.end(signedIn);
         }
-        return { status: 204, headers: { 'set-cookie': clearedSessionCookie(isHttps(req)) } };
+        return { status: 204, headers: { 'set-cookie': sessions.clearedCookie(req) } };
       },
     },
   ];

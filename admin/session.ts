@@ -1,77 +1,68 @@
-// Dashboard sessions: a random 32-byte id in an HttpOnly, SameSite=Strict cookie, kept in memory until
-// `ttlMs` after login, each with its own CSRF token that state-changing requests must echo in a header.
-import { randomBytes } from 'node:crypto';
+// Browser sessions of one kind (the operator's dashboard, a member's console): a cookie that holds a
+// random 32-byte id (HttpOnly, SameSite=Strict, Secure over TLS) and a row in the store (store/web-sessions.ts)
+// that holds its SHA-256, so every node of a fleet accepts the session and a sign-out ends it on all of them.
+// Each session has its CSRF token, which state-changing requests must echo in a header.
 import type { IncomingMessage } from 'node:http';
+import type { Store } from '../store/store.js';
+import type { WebSession } from '../store/web-sessions.js';
+import type { WebSessionKind } from '../store/schema.js';
+import { clientAddress, isHttps } from './http.js';
 import { secretMatcher } from './token.js';
 
-export const SESSION_COOKIE = 'gw_admin_session';
+export interface SessionKind {
+  /** The cookie's name: `gw_admin_session`, `gw_console_session`. */
+  cookie: string;
+  kind: WebSessionKind;
+  ttlMs: number;
+}
 
-export interface Session {
+export interface SignedIn {
+  /** The cookie's value. */
   id: string;
-  /** Sent back by login and GET /admin/session; the page echoes it as `x-csrf-token`. */
-  csrfToken: string;
-  expiresAt: number;
-  /** Whether a presented CSRF token is this session's, in constant time. */
-  csrfMatches(presented: string): boolean;
+  session: WebSession;
 }
 
 export class Sessions {
-  private readonly sessions = new Map<string, Session>();
-
   constructor(
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly kind: SessionKind,
+    private readonly store: () => Promise<Store>,
   ) {}
 
-  create(): Session {
-    this.sweep();
-    const csrfToken = randomBytes(32).toString('base64url');
-    const session: Session = {
-      id: randomBytes(32).toString('base64url'),
-      csrfToken,
-      expiresAt: this.now() + this.ttlMs,
-      csrfMatches: secretMatcher(csrfToken),
-    };
-    this.sessions.set(session.id, session);
-    return session;
+  /** A new session for the operator (email null) or a member, and the Set-Cookie value that carries it. */
+  async create(email: string | null, req: IncomingMessage): Promise<{ session: WebSession; setCookie: string }> {
+    const { id, session } = await (
+      await this.store()
+    ).sessions.create(this.kind.kind, email, this.kind.ttlMs, clientAddress(req));
+    return { session, setCookie: this.#cookie(id, session.expiresAt, isHttps(req)) };
   }
 
   /** The live session the request's cookie names, or undefined. */
-  fromRequest(req: IncomingMessage): Session | undefined {
-    const id = cookieValue(req.headers.cookie, SESSION_COOKIE);
-    if (id === undefined) return undefined;
-    const session = this.sessions.get(id);
-    if (session === undefined) return undefined;
-    if (session.expiresAt <= this.now()) {
-      this.sessions.delete(id);
-      return undefined;
-    }
-    return session;
+  async fromRequest(req: IncomingMessage): Promise<SignedIn | undefined> {
+    const id = cookieValue(req.headers.cookie, this.kind.cookie);
+    if (id === undefined || id === '') return undefined;
+    const session = await (await this.store()).sessions.find(id, this.kind.kind);
+    return session && { id, session };
   }
 
-  delete(session: Session): void {
-    this.sessions.delete(session.id);
+  /** Ends the session on every node. */
+  async end(signedIn: SignedIn): Promise<void> {
+    await (await this.store()).sessions.delete(signedIn.id);
   }
 
-  get size(): number {
-    return this.sessions.size;
+  /** The Set-Cookie value that removes the cookie. */
+  clearedCookie(req: IncomingMessage): string {
+    return `${this.kind.cookie}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${isHttps(req) ? '; Secure' : ''}`;
   }
 
-  private sweep(): void {
-    const now = this.now();
-    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(id);
+  #cookie(id: string, expiresAt: number, secure: boolean): string {
+    const maxAge = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
+    return `${this.kind.cookie}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
   }
 }
 
-/** The Set-Cookie value for a session; `Secure` when the browser reached us over TLS. */
-export function sessionCookie(session: Session, secure: boolean, now: number = Date.now()): string {
-  const maxAge = Math.max(0, Math.floor((session.expiresAt - now) / 1000));
-  return `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
-}
-
-/** The Set-Cookie value that removes the session cookie. */
-export function clearedSessionCookie(secure: boolean): string {
-  return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${secure ? '; Secure' : ''}`;
+/** Whether a presented CSRF token is the session's, in constant time. */
+export function csrfMatches(session: WebSession, presented: string): boolean {
+  return secretMatcher(session.csrfToken)(presented);
 }
 
 function cookieValue(header: string | undefined, name: string): string | undefined {

@@ -2,6 +2,8 @@
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
+import { startConsoleServer, type RunningConsole } from '../console/server.js';
+import { RateLimiter } from '../plugins/ratelimit/rate-limiter.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadServerSecret } from '../config/server-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
@@ -48,6 +50,8 @@ export interface RunningGateway {
   upstreamUrls: string[];
   /** The admin API and dashboard's base URL, when the admin token is set. */
   adminUrl?: string;
+  /** The customers' console's base URL, when `console.port` is set. */
+  consoleUrl?: string;
   /** The metrics listener's base URL (GET /metrics), when `metrics.port` is set. */
   metricsUrl?: string;
   log: Logger;
@@ -259,6 +263,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   });
   await listen(server, config.server.port, config.server.host);
   let admin: RunningAdmin | undefined;
+  let consoleServer: RunningConsole | undefined;
   let metricsServer: RunningMetricsServer | undefined;
   const cut = new AbortController();
   let stopping: Promise<void> | undefined;
@@ -279,6 +284,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
         { timeoutMs, cut: cut.signal },
       );
       await admin?.close();
+      await consoleServer?.close();
       await metricsServer?.close();
       for (const plugin of plugins) await plugin.close?.();
       // The requests' spans have all ended: the last batch goes out (a collector that is down loses it).
@@ -317,6 +323,21 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     });
     log.info({ url: admin.url }, 'admin API and dashboard listening');
   }
+  if (config.console.port !== undefined) {
+    const rateLimiter = plugins.find((plugin) => plugin instanceof RateLimiter);
+    consoleServer = await startConsoleServer({
+      services,
+      config: config.console,
+      mail: config.mail,
+      tiers: tiersOf(config.limits.tiers),
+      windowUse: rateLimiter && ((orgId) => rateLimiter.windowUse(orgId)),
+      log,
+    }).catch(async (error: unknown) => {
+      await close();
+      throw error;
+    });
+    log.info({ url: consoleServer.url }, 'console listening');
+  }
   if (metrics !== undefined && config.metrics.port !== undefined) {
     metricsServer = await startMetricsServer(
       metrics,
@@ -332,6 +353,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     url: urlOf(server),
     upstreamUrls: urls,
     ...(admin !== undefined ? { adminUrl: admin.url } : {}),
+    ...(consoleServer !== undefined ? { consoleUrl: consoleServer.url } : {}),
     ...(metricsServer !== undefined ? { metricsUrl: metricsServer.url } : {}),
     log,
     close,

@@ -1,0 +1,95 @@
+// The console's listener: its own node:http server (console.host:console.port) for the members' pages
+// (console/pages/, with the operator dashboard's chart module and icon), the sign-in routes
+// (/console/sign-in/…) and the member API (/console/v1/…). It runs only when `console.port` is set.
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { DASHBOARD_DIR, loadStaticFiles, serveStaticFile, type StaticFile } from '../admin/static-files.js';
+import { answerRoute, webHandler } from '../admin/web-handler.js';
+import { packageRoot } from '../config/package-root.js';
+import { ConfigError } from '../config/errors.js';
+import type { GatewayConfig } from '../config/types.js';
+import type { Tier } from '../limits/tiers.js';
+import { closeServer, listen, urlOf } from '../proxy/listen.js';
+import type { Services } from '../services/services.js';
+import { EmailSignIn } from './email-sign-in.js';
+import { memberApiRoutes, type WindowUse } from './member-api.js';
+import { memberSessions } from './member-session.js';
+import { SignInMail } from './sign-in-mail.js';
+import { signInRoutes } from './sign-in-routes.js';
+
+export const CONSOLE_PAGES_DIR = join(packageRoot(), 'console', 'pages');
+/** What the console's pages take from the operator's dashboard folder. */
+const SHARED_FILES = ['/usage-chart.js', '/favicon.svg'];
+
+export interface ConsoleServerOptions {
+  services: Services;
+  config: GatewayConfig['console'];
+  mail: GatewayConfig['mail'];
+  /** The rate-limit tiers (config `limits.tiers`). */
+  tiers: readonly Tier[];
+  /** The rate limiter's reading of an organization's windows, when the ratelimit plugin runs. */
+  windowUse: ((orgId: string) => Promise<WindowUse>) | undefined;
+  log: Logger;
+}
+
+export interface RunningConsole {
+  /** The listener's base URL. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startConsoleServer(options: ConsoleServerOptions): Promise<RunningConsole> {
+  const { config, services, log } = options;
+  const oidcOn = config.oidc.issuer !== undefined && config.oidc.client_id !== undefined;
+  if (options.mail.url === undefined && !oidcOn)
+    throw new ConfigError(
+      'console: members need a way to sign in: set mail.url (GATEWAY_SMTP_URL) for e-mail links, or console.oidc.issuer and client_id',
+    );
+  let publicUrl = config.public_url ?? '';
+  const sessions = memberSessions(config.session_ttl_ms, services.store);
+  const mail =
+    options.mail.url === undefined
+      ? undefined
+      : new SignInMail(options.mail.url, options.mail.from, config.link_ttl_ms);
+  const emailSignIn =
+    mail === undefined
+      ? undefined
+      : new EmailSignIn({ store: services.store, sessions, config, mail, publicUrl: () => publicUrl, log });
+  const signIn = signInRoutes({ email: emailSignIn, oidcLabel: undefined });
+  const api = memberApiRoutes({
+    store: services.store,
+    sessions,
+    tiers: options.tiers,
+    revocations: services.revocations,
+    windowUse: options.windowUse,
+    emailSignIn,
+  });
+  const files = consoleFiles();
+
+  const server = createServer(
+    { keepAliveTimeout: 65_000 },
+    webHandler(log, 'console', async (req, res, url) => {
+      if (url.pathname.startsWith('/console/sign-in/')) await answerRoute(req, res, signIn, url);
+      else if (url.pathname.startsWith('/console/')) await answerRoute(req, res, api, url);
+      else serveStaticFile(files, req, res, url.pathname);
+    }),
+  );
+  await listen(server, config.port ?? 0, config.host);
+  publicUrl ||= urlOf(server);
+  return {
+    url: urlOf(server),
+    async close() {
+      await closeServer(server);
+      await emailSignIn?.close();
+      mail?.close();
+    },
+  };
+}
+
+function consoleFiles(): ReadonlyMap<string, StaticFile> {
+  const dashboard = loadStaticFiles(DASHBOARD_DIR);
+  const files = new Map(loadStaticFiles(CONSOLE_PAGES_DIR));
+  for (const path of SHARED_FILES) files.set(path, dashboard.get(path)!);
+  return files;
+}

@@ -17,6 +17,8 @@ export interface RunningSmtp {
   /** `smtp://user:pass@127.0.0.1:PORT`. */
   url: string;
   received: ReceivedMail[];
+  /** The first mail that `matches`, received already or the next one to be: a test awaits it instead of polling. */
+  mail(matches: (mail: ReceivedMail) => boolean): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export const SMTP_PASS = 'test-pass';
 
 export async function startSmtp(): Promise<RunningSmtp> {
   const received: ReceivedMail[] = [];
+  const waiting = new Set<{ matches: (mail: ReceivedMail) => boolean; resolve: (mail: ReceivedMail) => void }>();
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS'],
@@ -40,11 +43,17 @@ export async function startSmtp(): Promise<RunningSmtp> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
-        received.push({
+        const mail: ReceivedMail = {
           from,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           ...parseMessage(Buffer.concat(chunks).toString('utf8')),
-        });
+        };
+        received.push(mail);
+        for (const waiter of waiting) {
+          if (!waiter.matches(mail)) continue;
+          waiting.delete(waiter);
+          waiter.resolve(mail);
+        }
         callback();
       });
     },
@@ -54,6 +63,11 @@ export async function startSmtp(): Promise<RunningSmtp> {
   return {
     url: `smtp://${SMTP_USER}:${SMTP_PASS}@127.0.0.1:${port}`,
     received,
+    mail(matches) {
+      const found = received.find(matches);
+      if (found !== undefined) return Promise.resolve(found);
+      return new Promise((resolve) => waiting.add({ matches, resolve }));
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -10,7 +10,8 @@ import type { Member, NewMember, Org } from '../store/orgs.js';
 import { auditBody, keyBody, memberBody, orgJson } from './bodies.js';
 import type { MemberRole } from '../store/schema.js';
 import { about, AdminError } from './errors.js';
-import { clientAddress, readObject } from './http.js';
+import { clientAddressOf } from './client-address.js';
+import { readObject } from './http.js';
 import type { AdminRoute } from './routes.js';
 import { usageByDay } from './usage.js';
 
@@ -134,9 +135,12 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
   ];
 }
 
+/** The admin listener is the operator's own (on loopback, or behind its own access control): the socket's peer. */
+const addressOf = clientAddressOf();
+
 /** The audit log's actor for the admin API: the operator (token or dashboard), from the request's client address. */
 function operator(req: IncomingMessage): Actor {
-  return { who: 'operator', address: clientAddress(req) };
+  return { who: 'operator', address: addressOf(req) };
 }
 
 function stringField(body: Record<string, unknown>, field: string, prefix = ''): string {

@@ -54,11 +54,6 @@ export async function readObject(req: IncomingMessage): Promise<Record<string, u
   return body as Record<string, unknown>;
 }
 
-/** The client's address as the audit log records it: the socket's peer (behind a reverse proxy, the proxy's). */
-export function clientAddress(req: IncomingMessage): string | null {
-  return req.socket.remoteAddress ?? null;
-}
-
 /** Whether the client reached us over TLS: on this socket, or at a reverse proxy that says so. */
 export function isHttps(req: IncomingMessage): boolean {
   return (req.socket as TLSSocket).encrypted === true || req.headers['x-forwarded-proto'] === 'https';

@@ -6,7 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Store } from '../store/store.js';
 import type { WebSession } from '../store/web-sessions.js';
 import type { WebSessionKind } from '../store/schema.js';
-import { clientAddress, isHttps } from './http.js';
+import { clientAddressOf, type AddressOf } from './client-address.js';
+import { isHttps } from './http.js';
 import { secretMatcher } from './token.js';
 
 export interface SessionKind {
@@ -26,13 +27,14 @@ export class Sessions {
   constructor(
     private readonly kind: SessionKind,
     private readonly store: () => Promise<Store>,
+    private readonly addressOf: AddressOf = clientAddressOf(),
   ) {}
 
   /** A new session for the operator (email null) or a member, and the Set-Cookie value that carries it. */
   async create(email: string | null, req: IncomingMessage): Promise<{ session: WebSession; setCookie: string }> {
     const { id, session } = await (
       await this.store()
-    ).sessions.create(this.kind.kind, email, this.kind.ttlMs, clientAddress(req));
+    ).sessions.create(this.kind.kind, email, this.kind.ttlMs, this.addressOf(req));
     return { session, setCookie: this.#cookie(id, session.expiresAt, isHttps(req)) };
   }
 

@@ -275,11 +275,12 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     console: {
       type: 'object',
       additionalProperties: false,
-      required: ['host', 'session_ttl_ms', 'link_ttl_ms', 'throttle', 'oidc'],
+      required: ['host', 'trusted_proxies', 'session_ttl_ms', 'link_ttl_ms', 'throttle', 'oidc'],
       properties: {
         host: { type: 'string', minLength: 1 },
         port: optional({ type: 'integer', minimum: 0, maximum: 65535 }),
         public_url: optional({ type: 'string', pattern: '^https?://[^/]+$' }),
+        trusted_proxies: { type: 'array', items: { type: 'string', minLength: 1 } },
         session_ttl_ms: { type: 'integer', minimum: 60000 },
         link_ttl_ms: { type: 'integer', minimum: 60000, maximum: 86400000 },
         throttle: {

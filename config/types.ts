@@ -112,6 +112,8 @@ export interface ConsoleConfig {
   port?: number;
   /** Where members reach the console (the links in e-mails); default http://host:port. */
   public_url?: string;
+  /** Reverse proxies in front of the console whose X-Forwarded-For names the client. */
+  trusted_proxies: string[];
   session_ttl_ms: number;
   /** How long a sign-in link works (once). */
   link_ttl_ms: number;

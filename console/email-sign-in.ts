@@ -6,7 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { AdminError } from '../admin/errors.js';
 import { checkOrigin } from '../admin/guard.js';
-import { clientAddress, readObject } from '../admin/http.js';
+import type { AddressOf } from '../admin/client-address.js';
+import { readObject } from '../admin/http.js';
 import type { Sessions } from '../admin/session.js';
 import type { ConsoleConfig } from '../config/types.js';
 import type { Store } from '../store/store.js';
@@ -21,6 +22,8 @@ export interface EmailSignInOptions {
   mail: SignInMail;
   /** Where members reach the console: the links point there. */
   publicUrl: () => string;
+  /** The client's address (the throttle counts per client). */
+  addressOf: AddressOf;
   log: Logger;
 }
 
@@ -38,7 +41,7 @@ export class EmailSignIn {
     const email = emailField(await readObject(req), 'email');
     const { throttle } = this.#options.config;
     const store = await this.#options.store();
-    const address = clientAddress(req) ?? 'unknown';
+    const address = this.#options.addressOf(req) ?? 'unknown';
     const counts = await store.signInRequests.counts(email, address, throttle.window_ms);
     if (counts.email >= throttle.per_email || counts.address >= throttle.per_address) {
       const retryAfterS = Math.ceil(throttle.window_ms / 1000);

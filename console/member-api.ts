@@ -3,6 +3,7 @@
 // by id and goes through orgOfMember: another organization is a 404, whatever the id.
 import type { IncomingMessage } from 'node:http';
 import { daysParam } from '../admin/api.js';
+import type { AddressOf } from '../admin/client-address.js';
 import { auditBody, keyBody, memberBody, tierBody } from '../admin/bodies.js';
 import { about, AdminError } from '../admin/errors.js';
 import { readObject } from '../admin/http.js';
@@ -41,6 +42,8 @@ export interface MemberApiOptions {
   windowUse: ((orgId: string) => Promise<WindowUse>) | undefined;
   /** E-mails invitations; undefined without `mail.url` (members are still added). */
   emailSignIn: EmailSignIn | undefined;
+  /** The client's address, for the audit log. */
+  addressOf: AddressOf;
 }
 
 const ROLES: readonly MemberRole[] = ['admin', 'member'];
@@ -148,7 +151,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         const { name } = await readObject(req);
         if (typeof name !== 'string') throw new AdminError('invalid_request', "'name' must be a string", 'name');
         const { key, record } = await about('name', () =>
-          found.s.keys.create(found.org.id, name, memberActor(found.member, req)),
+          found.s.keys.create(found.org.id, name, memberActor(found.member, req, options.addressOf)),
         );
         return { status: 201, body: { key, record: { ...keyBody(record), can_revoke: true } } };
       },
@@ -163,7 +166,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
           throw new AdminError('key_not_found', `no key '${keyId}' in this organization`);
         if (!mayRevoke(found, key) && key.status === 'active')
           throw new AdminError('forbidden', "only the key's creator or an organization admin can revoke it");
-        const record = await found.s.keys.revoke(key.id, memberActor(found.member, req));
+        const record = await found.s.keys.revoke(key.id, memberActor(found.member, req, options.addressOf));
         // Every node's auth cache drops the key now, not at its TTL.
         await options.revocations.publish(record.id);
         return { status: 200, body: { ...keyBody(record), can_revoke: false } };
@@ -189,7 +192,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         if ((await found.s.orgs.roleOf(found.org.id, email)) !== undefined)
           throw new AdminError('member_exists', `'${email}' is already a member of '${found.org.name}'`, 'email');
         await about('email', () =>
-          found.s.orgs.addMember(found.org.id, { email, role }, memberActor(found.member, req)),
+          found.s.orgs.addMember(found.org.id, { email, role }, memberActor(found.member, req, options.addressOf)),
         );
         const invitation = { orgName: found.org.name, by: found.member.email };
         const mailed = (await options.emailSignIn?.invite(email, invitation)) ?? false;
@@ -208,7 +211,11 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         const role = roleField(await readObject(req));
         const target = await memberOf(found, email!);
         if (target.role === 'admin' && role !== 'admin') await keepAnAdmin(found, 'take the admin role from');
-        await found.s.orgs.addMember(found.org.id, { email: target.email, role }, memberActor(found.member, req));
+        await found.s.orgs.addMember(
+          found.org.id,
+          { email: target.email, role },
+          memberActor(found.member, req, options.addressOf),
+        );
         return { status: 200, body: { members: (await found.s.orgs.members(found.org.id)).map(memberBody) } };
       },
     },
@@ -220,7 +227,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         requireAdmin(found, 'remove members');
         const target = await memberOf(found, email!);
         if (target.role === 'admin') await keepAnAdmin(found, 'remove');
-        await found.s.orgs.removeMember(found.org.id, target.email, memberActor(found.member, req));
+        await found.s.orgs.removeMember(found.org.id, target.email, memberActor(found.member, req, options.addressOf));
         return { status: 200, body: { members: (await found.s.orgs.members(found.org.id)).map(memberBody) } };
       },
     },

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AdminError } from '../admin/errors.js';
 import { checkCsrfOnChange } from '../admin/guard.js';
-import { clientAddress } from '../admin/http.js';
+import type { AddressOf } from '../admin/client-address.js';
 import { Sessions, type SignedIn } from '../admin/session.js';
 import type { Actor } from '../store/audit-log.js';
 import type { Store } from '../store/store.js';
@@ -14,8 +14,8 @@ export interface SignedInMember extends SignedIn {
   email: string;
 }
 
-export function memberSessions(ttlMs: number, store: () => Promise<Store>): Sessions {
-  return new Sessions({ cookie: CONSOLE_SESSION_COOKIE, kind: 'member', ttlMs }, store);
+export function memberSessions(ttlMs: number, store: () => Promise<Store>, addressOf: AddressOf): Sessions {
+  return new Sessions({ cookie: CONSOLE_SESSION_COOKIE, kind: 'member', ttlMs }, store, addressOf);
 }
 
 /** The signed-in member of a request to the member API; a 401 when there is none. */
@@ -28,6 +28,6 @@ export async function requireMember(sessions: Sessions, req: IncomingMessage): P
 }
 
 /** The audit log's actor for a member's change. */
-export function memberActor(member: SignedInMember, req: IncomingMessage): Actor {
-  return { who: member.email, address: clientAddress(req) };
+export function memberActor(member: SignedInMember, req: IncomingMessage, addressOf: AddressOf): Actor {
+  return { who: member.email, address: addressOf(req) };
 }

@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { clientAddressOf } from '../admin/client-address.js';
 import { DASHBOARD_DIR, loadStaticFiles, serveStaticFile, type StaticFile } from '../admin/static-files.js';
 import { answerRoute, webHandler } from '../admin/web-handler.js';
 import { packageRoot } from '../config/package-root.js';
@@ -47,7 +48,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       'console: members need a way to sign in: set mail.url (GATEWAY_SMTP_URL) for e-mail links, or console.oidc.issuer and client_id',
     );
   let publicUrl = config.public_url ?? '';
-  const sessions = memberSessions(config.session_ttl_ms, services.store);
+  const addressOf = clientAddressOf(config.trusted_proxies);
+  const sessions = memberSessions(config.session_ttl_ms, services.store, addressOf);
   const mail =
     options.mail.url === undefined
       ? undefined
@@ -55,7 +57,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const emailSignIn =
     mail === undefined
       ? undefined
-      : new EmailSignIn({ store: services.store, sessions, config, mail, publicUrl: () => publicUrl, log });
+      : new EmailSignIn({ store: services.store, sessions, config, mail, publicUrl: () => publicUrl, addressOf, log });
   const signIn = signInRoutes({ email: emailSignIn, oidcLabel: undefined });
   const api = memberApiRoutes({
     store: services.store,
@@ -64,6 +66,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     revocations: services.revocations,
     windowUse: options.windowUse,
     emailSignIn,
+    addressOf,
   });
   const files = consoleFiles();
 

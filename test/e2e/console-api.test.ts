@@ -147,7 +147,7 @@ t.test('an expired link is refused', async (t) => {
 
 t.test('requests for links are throttled per e-mail address and per client address', async (t) => {
   const small = await startStack({
-    yaml: 'console:\n  port: 0\n  throttle: { window_ms: 900000, per_email: 2, per_address: 5 }\n',
+    yaml: "console:\n  port: 0\n  trusted_proxies: ['127.0.0.1']\n  throttle: { window_ms: 900000, per_email: 2, per_address: 5 }\n",
     env: { GATEWAY_SMTP_URL: smtp.url, ...(await freshStoreEnvironment()) },
   });
   t.teardown(() => small.close());
@@ -167,6 +167,17 @@ t.test('requests for links are throttled per e-mail address and per client addre
     t.equal((await ask('a@x.test')).status, 202);
     t.equal((await ask('b@x.test')).status, 202);
     t.equal((await ask('c@x.test')).status, 429, 'a sixth request from the same client, for a new address');
+  });
+
+  t.test('behind a trusted proxy, per forwarded client', async (t) => {
+    const forwarded = await consoleCall(
+      small.gateway.consoleUrl!,
+      'POST',
+      '/console/sign-in/email',
+      { email: 'c@x.test' },
+      { 'x-forwarded-for': '198.51.100.7' },
+    );
+    t.equal(forwarded.status, 202, 'another client behind the same proxy is not held back');
   });
 });
 

@@ -161,9 +161,9 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
       path: new RegExp(`^/console/v1/orgs/${ORG}/keys/([^/]+)/revoke$`),
       async handle({ req, params: [orgId, keyId] }) {
         const found = await access(req, orgId!);
-        const key = await found.s.keys.get(keyId!).catch(() => undefined);
-        if (key === undefined || key.orgId !== found.org.id)
-          throw new AdminError('key_not_found', `no key '${keyId}' in this organization`);
+        const key = await found.s.keys.get(keyId!);
+        // Another organization's key is not found here either.
+        if (key.orgId !== found.org.id) throw new AdminError('key_not_found', `no key '${keyId}'`);
         if (!mayRevoke(found, key) && key.status === 'active')
           throw new AdminError('forbidden', "only the key's creator or an organization admin can revoke it");
         const record = await found.s.keys.revoke(key.id, memberActor(found.member, req, options.addressOf));

@@ -5,7 +5,7 @@
 // adds credits here; an organization's page shows its members and audit log.
 
 import { auditRows } from './audit-log.js';
-import { usageChart } from './usage-chart.js';
+import { usagePanel } from './usage-panel.js';
 
 const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
 const views = [...document.querySelectorAll('[data-view]')];
@@ -166,7 +166,10 @@ function fieldMessage(error) {
 let currentOrg = null;
 
 async function renderOrg(id) {
-  const [org] = await Promise.all([api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`), loadUsage(id)]);
+  const [org] = await Promise.all([
+    api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`),
+    usage.show((days) => api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}/usage?days=${days}`)),
+  ]);
   currentOrg = org;
   byTestId('org-name').textContent = org.name;
   showOrgNumbers(org);
@@ -234,52 +237,7 @@ async function renderKeys() {
 
 // ---- usage ----
 
-/** The range and metric stay as picked across organizations; `ticket` drops answers a newer load overtook. */
-const usageView = { days: 30, metric: 'cost', report: null, ticket: 0 };
-
-async function loadUsage(orgId) {
-  const ticket = ++usageView.ticket;
-  const report = await api('GET', `/admin/v1/orgs/${encodeURIComponent(orgId)}/usage?days=${usageView.days}`);
-  if (ticket !== usageView.ticket) return;
-  usageView.report = report;
-  drawUsage();
-}
-
-function drawUsage() {
-  const { report, metric } = usageView;
-  const chart = byTestId('usage-chart');
-  chart.replaceChildren(usageChart(report, metric));
-  chart.dataset.days = String(report.days);
-  chart.dataset.metric = metric;
-  byTestId('usage-metric').value = metric;
-  byTestId('usage-span').textContent = `${report.from} to ${report.to} (UTC)`;
-  byTestId('usage-empty').hidden = report.totals.requests > 0;
-  for (const button of byTestId('usage-range').querySelectorAll('button'))
-    button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
-  for (const field of [
-    'requests',
-    'input_tokens',
-    'output_tokens',
-    'cache_read_tokens',
-    'cache_write_tokens',
-    'searches',
-  ]) {
-    byTestId(`usage-total-${field}`).textContent = number(report.totals[field]);
-  }
-  byTestId('usage-total-cost').textContent = `${report.totals.cost} credits`;
-}
-
-byTestId('usage-range').addEventListener('click', async (event) => {
-  const button = event.target.closest('button[data-days]');
-  if (button === null || currentOrg === null) return;
-  usageView.days = Number(button.dataset.days);
-  await loadUsage(currentOrg.id).catch((error) => showError('page-error', error));
-});
-
-byTestId('usage-metric').addEventListener('change', (event) => {
-  usageView.metric = event.target.value;
-  if (usageView.report !== null) drawUsage();
-});
+const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 
 // ---- credits ----
 

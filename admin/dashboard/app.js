@@ -1,18 +1,22 @@
 // The dashboard: one page over the admin API. Routes are URL hashes (#/ the organizations, #/orgs/ID
 // one of them). The session is an HttpOnly cookie; its CSRF token lives in this script's memory and
 // goes with every change as x-csrf-token. A new key exists only in memory and in its box until the
-// box is hidden, the view changes or the page goes away.
+// box is hidden, the view changes or the page goes away. The operator also creates organizations and
+// adds credits here; an organization's page shows its members and audit log.
 
-import { usageChart } from './usage-chart.js';
+import { auditRows } from './audit-log.js';
+import { usagePanel } from './usage-panel.js';
 
 const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
 const views = [...document.querySelectorAll('[data-view]')];
 let csrfToken = null;
 
 class ApiError extends Error {
-  constructor(status, message) {
+  /** `field`: the request field the API says the error is about (`amount`, `name`, `members[0].email`). */
+  constructor(status, message, field) {
     super(message);
     this.status = status;
+    this.field = field;
   }
 }
 
@@ -27,7 +31,8 @@ async function api(method, path, body) {
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const data = response.status === 204 ? null : await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, data?.error?.message ?? `HTTP ${response.status}`);
+  if (!response.ok)
+    throw new ApiError(response.status, data?.error?.message ?? `HTTP ${response.status}`, data?.error?.field);
   return data;
 }
 
@@ -131,21 +136,78 @@ async function renderOrgs() {
   show('orgs');
 }
 
+// ---- new organization ----
+
+byTestId('org-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const name = byTestId('org-new-name');
+  const email = byTestId('org-new-email');
+  byTestId('org-error').hidden = true;
+  const body = { name: name.value };
+  if (email.value.trim() !== '') body.members = [{ email: email.value.trim(), role: byTestId('org-new-role').value }];
+  try {
+    const org = await api('POST', '/admin/v1/orgs', body);
+    name.value = '';
+    email.value = '';
+    location.hash = `#/orgs/${encodeURIComponent(org.id)}`;
+  } catch (error) {
+    showError('org-error', fieldMessage(error));
+  }
+});
+
+const FIELD_NAMES = { name: 'Name', 'members[0].email': "First member's e-mail", amount: 'Amount' };
+
+/** The API's message, led by the form field it is about when it names one. */
+function fieldMessage(error) {
+  const label = FIELD_NAMES[error.field];
+  return label === undefined ? error.message : `${label}: ${error.message}`;
+}
+
 let currentOrg = null;
 
 async function renderOrg(id) {
-  const [org] = await Promise.all([api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`), loadUsage(id)]);
+  const [org] = await Promise.all([
+    api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`),
+    usage.show((days) => api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}/usage?days=${days}`)),
+  ]);
   currentOrg = org;
   byTestId('org-name').textContent = org.name;
-  byTestId('org-balance').textContent = `${org.balance} credits`;
-  byTestId('org-spent').textContent = `${org.spent} credits`;
+  showOrgNumbers(org);
   byTestId('org-tier').textContent = org.tier.name;
   byTestId('tier-rpm').textContent = number(org.tier.requests_per_minute);
   byTestId('tier-itpm').textContent = number(org.tier.input_tokens_per_minute);
   byTestId('tier-otpm').textContent = number(org.tier.output_tokens_per_minute);
   byTestId('key-error').hidden = true;
-  await renderKeys();
+  resetCreditsForm();
+  renderMembers(org.members);
+  await Promise.all([renderKeys(), renderAudit()]);
   show('org');
+}
+
+function renderMembers(members) {
+  byTestId('member-rows').replaceChildren(
+    ...members.map((member) =>
+      el(
+        'tr',
+        { 'data-testid': 'member-row', 'data-email': member.email },
+        el('td', { 'data-testid': 'member-email' }, member.email),
+        el('td', { 'data-testid': 'member-role' }, member.role),
+        el('td', {}, when(member.created_at)),
+      ),
+    ),
+  );
+  byTestId('member-empty').hidden = members.length > 0;
+}
+
+async function renderAudit() {
+  const { entries } = await api('GET', `/admin/v1/orgs/${encodeURIComponent(currentOrg.id)}/audit`);
+  byTestId('audit-rows').replaceChildren(...auditRows(entries));
+  byTestId('audit-empty').hidden = entries.length > 0;
+}
+
+function showOrgNumbers(org) {
+  byTestId('org-balance').textContent = `${org.balance} credits`;
+  byTestId('org-spent').textContent = `${org.spent} credits`;
 }
 
 async function renderKeys() {
@@ -163,6 +225,7 @@ async function renderKeys() {
         el('td', { 'data-testid': 'key-row-name' }, key.name),
         el('td', {}, el('code', { 'data-testid': 'key-row-last4' }, `…${key.last4}`)),
         el('td', {}, when(key.created_at)),
+        el('td', { 'data-testid': 'key-row-created-by' }, key.created_by ?? '—'),
         el('td', { 'data-testid': 'key-row-last-used' }, when(key.last_used_at)),
         el('td', {}, el('span', { class: `badge ${key.status}`, 'data-testid': 'key-row-status' }, key.status)),
         el('td', {}, action),
@@ -174,51 +237,46 @@ async function renderKeys() {
 
 // ---- usage ----
 
-/** The range and metric stay as picked across organizations; `ticket` drops answers a newer load overtook. */
-const usageView = { days: 30, metric: 'cost', report: null, ticket: 0 };
+const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 
-async function loadUsage(orgId) {
-  const ticket = ++usageView.ticket;
-  const report = await api('GET', `/admin/v1/orgs/${encodeURIComponent(orgId)}/usage?days=${usageView.days}`);
-  if (ticket !== usageView.ticket) return;
-  usageView.report = report;
-  drawUsage();
+// ---- credits ----
+
+/** What the API takes: a positive amount with at most 6 decimals ("12.5"); the API checks it again. */
+const AMOUNT = /^\d+(\.\d{1,6})?$/;
+
+function resetCreditsForm() {
+  byTestId('credits-amount').value = '';
+  byTestId('credits-amount').removeAttribute('aria-invalid');
+  byTestId('credits-error').hidden = true;
+  byTestId('credits-done').hidden = true;
 }
 
-function drawUsage() {
-  const { report, metric } = usageView;
-  const chart = byTestId('usage-chart');
-  chart.replaceChildren(usageChart(report, metric));
-  chart.dataset.days = String(report.days);
-  chart.dataset.metric = metric;
-  byTestId('usage-metric').value = metric;
-  byTestId('usage-span').textContent = `${report.from} to ${report.to} (UTC)`;
-  byTestId('usage-empty').hidden = report.totals.requests > 0;
-  for (const button of byTestId('usage-range').querySelectorAll('button'))
-    button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
-  for (const field of [
-    'requests',
-    'input_tokens',
-    'output_tokens',
-    'cache_read_tokens',
-    'cache_write_tokens',
-    'searches',
-  ]) {
-    byTestId(`usage-total-${field}`).textContent = number(report.totals[field]);
+function creditsError(message) {
+  byTestId('credits-amount').setAttribute('aria-invalid', 'true');
+  showError('credits-error', message);
+}
+
+byTestId('credits-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = byTestId('credits-amount');
+  const amount = input.value.trim();
+  resetCreditsForm();
+  input.value = amount;
+  if (!AMOUNT.test(amount)) {
+    creditsError('Amount: a number of credits, e.g. 10 or 12.5 (at most 6 decimals).');
+    return;
   }
-  byTestId('usage-total-cost').textContent = `${report.totals.cost} credits`;
-}
-
-byTestId('usage-range').addEventListener('click', async (event) => {
-  const button = event.target.closest('button[data-days]');
-  if (button === null || currentOrg === null) return;
-  usageView.days = Number(button.dataset.days);
-  await loadUsage(currentOrg.id).catch((error) => showError('page-error', error));
-});
-
-byTestId('usage-metric').addEventListener('change', (event) => {
-  usageView.metric = event.target.value;
-  if (usageView.report !== null) drawUsage();
+  try {
+    const org = await api('POST', `/admin/v1/orgs/${encodeURIComponent(currentOrg.id)}/credits`, { amount });
+    currentOrg = org;
+    showOrgNumbers(org);
+    input.value = '';
+    byTestId('credits-done').textContent = `Added ${amount} credits.`;
+    byTestId('credits-done').hidden = false;
+    await renderAudit();
+  } catch (error) {
+    creditsError(fieldMessage(error));
+  }
 });
 
 // ---- keys ----
@@ -233,7 +291,7 @@ byTestId('key-form').addEventListener('submit', async (event) => {
     });
     input.value = '';
     showNewKey(created.key);
-    await renderKeys();
+    await Promise.all([renderKeys(), renderAudit()]);
   } catch (error) {
     showError('key-error', error);
   }
@@ -276,7 +334,7 @@ async function revoke(key) {
   if (!confirmed) return;
   try {
     await api('POST', `/admin/v1/keys/${encodeURIComponent(key.id)}/revoke`);
-    await renderKeys();
+    await Promise.all([renderKeys(), renderAudit()]);
   } catch (error) {
     showError('key-error', error);
   }

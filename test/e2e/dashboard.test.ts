@@ -1,10 +1,11 @@
 // The dashboard in a real headless Chromium: log in with the admin token, pick an organization, see its
 // balance, spend and tier, create a key that is shown once, use it, revoke it through the page's own
 // confirmation, and see the gateway refuse it at once; and the usage panel's chart and totals.
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
 import type { NewUsageRow } from '../../store/schema.js';
+import { byTestId, launchChromium, openPage as openBrowserPage, textOf } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -19,16 +20,6 @@ declare const document: {
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
 const TOKEN = 'dashboard-token-for-tests-0123456789';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let stack: Stack;
 let store: Store;
@@ -56,39 +47,14 @@ t.before(async () => {
     headers: bearer,
     body: JSON.stringify({ amount: '10' }),
   });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 t.teardown(async () => {
   await browser?.close();
   await stack?.close();
 });
 
-/** A fresh browser profile with one page; native dialogs (window.confirm) and page errors fail the test. */
-async function openPage(t: Test): Promise<{ page: Page; context: BrowserContext; problems: string[] }> {
-  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('dialog', (dialog) => {
-    problems.push(`native dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 401/.test(message.text()))
-      problems.push(`console: ${message.text()}`);
-  });
-  return { page, context, problems };
-}
-
-const byTestId = (page: Page, id: string) => page.locator(`[data-testid="${id}"]`);
-
-async function textOf(page: Page, id: string): Promise<string> {
-  const locator = byTestId(page, id);
-  await locator.waitFor({ state: 'visible' });
-  return (await locator.textContent())?.trim() ?? '';
-}
+const openPage = (t: Test) => openBrowserPage(t, browser);
 
 /** Whether the key appears anywhere in the page: its markup, its text, or any field's value. */
 const pageHolds = (page: Page, key: string): Promise<boolean> =>

@@ -1,5 +1,5 @@
 // The console's listener: its own node:http server (console.host:console.port) for the members' pages
-// (console/pages/, with the operator dashboard's chart module and icon), the sign-in routes
+// (console/pages/, with the operator dashboard's look, usage panel, audit rows and icon), the sign-in routes
 // (/console/sign-in/…) and the member API (/console/v1/…). It runs only when `console.port` is set.
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -20,8 +20,14 @@ import { SignInMail } from './sign-in-mail.js';
 import { signInRoutes } from './sign-in-routes.js';
 
 export const CONSOLE_PAGES_DIR = join(packageRoot(), 'console', 'pages');
-/** What the console's pages take from the operator's dashboard folder. */
-const SHARED_FILES = ['/usage-chart.js', '/favicon.svg'];
+/** What the console's pages take from the operator's dashboard folder: its path there → the console's path. */
+const SHARED_FILES: ReadonlyMap<string, string> = new Map([
+  ['/style.css', '/dashboard.css'],
+  ['/usage-panel.js', '/usage-panel.js'],
+  ['/usage-chart.js', '/usage-chart.js'],
+  ['/audit-log.js', '/audit-log.js'],
+  ['/favicon.svg', '/favicon.svg'],
+]);
 
 export interface ConsoleServerOptions {
   services: Services;
@@ -93,6 +99,6 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 function consoleFiles(): ReadonlyMap<string, StaticFile> {
   const dashboard = loadStaticFiles(DASHBOARD_DIR);
   const files = new Map(loadStaticFiles(CONSOLE_PAGES_DIR));
-  for (const path of SHARED_FILES) files.set(path, dashboard.get(path)!);
+  for (const [there, here] of SHARED_FILES) files.set(here, dashboard.get(there)!);
   return files;
 }

@@ -33,6 +33,18 @@ export interface NewAuditEntry {
   detail?: Record<string, unknown>;
 }
 
+/** The last entry's time written by this process. */
+let lastWrittenAt = 0;
+
+/**
+ * The time of a new entry: now, or a millisecond after the last one when that is not behind now, so that
+ * the entries of one change (an organization and its first members) read back in the order they were made.
+ */
+function entryTime(): number {
+  lastWrittenAt = Math.max(Date.now(), lastWrittenAt + 1);
+  return lastWrittenAt;
+}
+
 /** Writes one entry with the caller's transaction (or database). */
 export async function writeAudit(db: Kysely<Database> | Transaction<Database>, entry: NewAuditEntry): Promise<void> {
   await db
@@ -45,7 +57,7 @@ export async function writeAudit(db: Kysely<Database> | Transaction<Database>, e
       address: entry.actor.address,
       subject: entry.subject ?? null,
       detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
-      created_at: Date.now(),
+      created_at: entryTime(),
     })
     .execute();
 }

@@ -74,7 +74,8 @@ export function clearedSessionCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${secure ? '; Secure' : ''}`;
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/** The value of the cookie `name` in a Cookie header, or undefined. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

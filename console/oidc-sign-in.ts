@@ -116,25 +116,14 @@ export class OidcSignIn {
     const state = callbackUrl.searchParams.get('state');
     const cookieState = cookieValue(req.headers.cookie, OIDC_STATE_COOKIE);
     if (state === null || cookieState === undefined || !sameText(state, cookieState)) throw fail('oidc_state');
-    let login;
-    try {
-      login = await (await this.options.logins()).take(state);
-    } catch (error) {
-      throw fail('oidc_failed', error);
-    }
-    if (login === undefined) throw fail('oidc_state');
-
-    let config;
-    try {
-      config = await this.configuration();
-    } catch (error) {
-      throw fail('oidc_failed', error);
-    }
     // openid-client sends the URL it is given, without its query, as the token request's redirect_uri: that must
     // be the registered one, whatever Host or scheme the callback reached this node with.
     const response = new URL(this.options.redirectUri);
     response.search = callbackUrl.search;
     try {
+      const login = await (await this.options.logins()).take(state);
+      if (login === undefined) throw fail('oidc_state');
+      const config = await this.configuration();
       const tokens = await authorizationCodeGrant(config, response, {
         pkceCodeVerifier: login.codeVerifier,
         expectedState: state,
@@ -146,7 +135,7 @@ export class OidcSignIn {
       const source = claims.email === undefined ? await fetchUserInfo(config, tokens.access_token, claims.sub) : claims;
       if (typeof source.email !== 'string' || source.email === '' || source.email_verified === false)
         throw fail('oidc_email');
-      return { email: source.email.toLowerCase(), clearCookie };
+      return { email: source.email.trim().toLowerCase(), clearCookie };
     } catch (error) {
       if (error instanceof OidcSignInError) throw error;
       throw fail(error instanceof AuthorizationResponseError ? 'oidc_denied' : 'oidc_failed', error);

@@ -197,6 +197,14 @@ t.test('the authorization request carries PKCE S256, state and nonce, and the pr
   t.match(refusal.searchParams.get('error_description'), /PKCE/);
 });
 
+t.test('the state cookie is Secure behind TLS', async (t) => {
+  const started = await fetch(`${main.origin}/console/sign-in/oidc`, {
+    redirect: 'manual',
+    headers: { 'x-forwarded-proto': 'https' },
+  });
+  t.match(started.headers.get('set-cookie'), /^gw_console_oidc=[^;]+; HttpOnly; SameSite=Lax; .*; Secure$/);
+});
+
 t.test('a replayed callback URL is refused', async (t) => {
   const page = await openPage(t);
   await signInAtProvider(page, main, 'ada');

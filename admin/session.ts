@@ -67,7 +67,8 @@ export function csrfMatches(session: WebSession, presented: string): boolean {
   return secretMatcher(session.csrfToken)(presented);
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/** The value of the cookie `name` in a Cookie header, or undefined. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

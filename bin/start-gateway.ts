@@ -2,7 +2,7 @@
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
-import { startConsoleServer, type RunningConsole } from '../console/server.js';
+import { checkConsoleConfig, startConsoleServer, type RunningConsole } from '../console/server.js';
 import { RateLimiter } from '../plugins/ratelimit/rate-limiter.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadServerSecret } from '../config/server-secret.js';
@@ -84,6 +84,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const env = options.env ?? process.env;
   // Checked before anything starts: a short admin token stops the start.
   const adminToken = readAdminToken(config.admin.token_env, env);
+  if (config.console.port !== undefined) checkConsoleConfig(config.console, config.mail);
   const log = createLogger(config.log.level, options.logDestination);
   let sim: RunningSim | undefined;
   let urls = config.upstream.urls;
@@ -331,6 +332,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       mail: config.mail,
       tiers: tiersOf(config.limits.tiers),
       windowUse: rateLimiter && ((orgId) => rateLimiter.windowUse(orgId)),
+      oidcClientSecret: env[config.console.oidc.client_secret_env] || undefined,
       log,
     }).catch(async (error: unknown) => {
       await close();

@@ -21,7 +21,7 @@ export interface EmailSignInOptions {
   config: ConsoleConfig;
   mail: SignInMail;
   /** Where members reach the console: the links point there. */
-  publicUrl: () => string;
+  publicUrl: string;
   /** The client's address (the throttle counts per client). */
   addressOf: AddressOf;
   log: Logger;
@@ -63,7 +63,7 @@ export class EmailSignIn {
   async send(email: string, invitation?: { orgName: string; by: string }): Promise<void> {
     const store = await this.#options.store();
     const token = await store.signInLinks.issue(email, this.#options.config.link_ttl_ms);
-    await this.#options.mail.send(email, `${this.#options.publicUrl()}/#/link/${token}`, invitation);
+    await this.#options.mail.send(email, `${this.#options.publicUrl}/#/link/${token}`, invitation);
   }
 
   /** E-mails an invitation (a sign-in link with who invited to what); whether it went out. */

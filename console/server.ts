@@ -6,21 +6,25 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { clientAddressOf } from '../admin/client-address.js';
 import { DASHBOARD_DIR, loadStaticFiles, serveStaticFile, type StaticFile } from '../admin/static-files.js';
+import type { AdminRoute } from '../admin/routes.js';
 import { answerRoute, webHandler } from '../admin/web-handler.js';
 import { packageRoot } from '../config/package-root.js';
 import { ConfigError } from '../config/errors.js';
-import type { GatewayConfig } from '../config/types.js';
+import type { ConsoleConfig, GatewayConfig } from '../config/types.js';
 import type { Tier } from '../limits/tiers.js';
 import { closeServer, listen, urlOf } from '../proxy/listen.js';
 import type { Services } from '../services/services.js';
 import { EmailSignIn } from './email-sign-in.js';
 import { memberApiRoutes, type WindowUse } from './member-api.js';
 import { memberSessions } from './member-session.js';
+import { OidcSignIn } from './oidc-sign-in.js';
 import { SignInMail } from './sign-in-mail.js';
 import { signInRoutes } from './sign-in-routes.js';
 
 export const CONSOLE_PAGES_DIR = join(packageRoot(), 'console', 'pages');
 /** What the console's pages take from the operator's dashboard folder: its path there → the console's path. */
+const OIDC_CALLBACK_PATH = '/console/sign-in/oidc/callback';
+const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const SHARED_FILES: ReadonlyMap<string, string> = new Map([
   ['/style.css', '/dashboard.css'],
   ['/usage-panel.js', '/usage-panel.js'],
@@ -37,6 +41,8 @@ export interface ConsoleServerOptions {
   tiers: readonly Tier[];
   /** The rate limiter's reading of an organization's windows, when the ratelimit plugin runs. */
   windowUse: ((orgId: string) => Promise<WindowUse>) | undefined;
+  /** The OIDC client's secret (the variable `console.oidc.client_secret_env` names), if any. */
+  oidcClientSecret: string | undefined;
   log: Logger;
 }
 
@@ -48,34 +54,11 @@ export interface RunningConsole {
 
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<RunningConsole> {
   const { config, services, log } = options;
-  const oidcOn = config.oidc.issuer !== undefined && config.oidc.client_id !== undefined;
-  if (options.mail.url === undefined && !oidcOn)
-    throw new ConfigError(
-      'console: members need a way to sign in: set mail.url (GATEWAY_SMTP_URL) for e-mail links, or console.oidc.issuer and client_id',
-    );
-  let publicUrl = config.public_url ?? '';
-  const addressOf = clientAddressOf(config.trusted_proxies);
-  const sessions = memberSessions(config.session_ttl_ms, services.store, addressOf);
-  const mail =
-    options.mail.url === undefined
-      ? undefined
-      : new SignInMail(options.mail.url, options.mail.from, config.link_ttl_ms);
-  const emailSignIn =
-    mail === undefined
-      ? undefined
-      : new EmailSignIn({ store: services.store, sessions, config, mail, publicUrl: () => publicUrl, addressOf, log });
-  const signIn = signInRoutes({ email: emailSignIn, oidcLabel: undefined });
-  const api = memberApiRoutes({
-    store: services.store,
-    sessions,
-    tiers: options.tiers,
-    revocations: services.revocations,
-    windowUse: options.windowUse,
-    emailSignIn,
-    addressOf,
-  });
   const files = consoleFiles();
-
+  // The routes need the console's public URL (in links and the OIDC redirect URI), which without
+  // `public_url` is the listener's own, known once it listens; no request comes before that.
+  let signIn: AdminRoute[] = [];
+  let api: AdminRoute[] = [];
   const server = createServer(
     { keepAliveTimeout: 65_000 },
     webHandler(log, 'console', async (req, res, url) => {
@@ -85,7 +68,42 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     }),
   );
   await listen(server, config.port ?? 0, config.host);
-  publicUrl ||= urlOf(server);
+  const publicUrl = config.public_url ?? urlOf(server);
+
+  const addressOf = clientAddressOf(config.trusted_proxies);
+  const sessions = memberSessions(config.session_ttl_ms, services.store, addressOf);
+  const mail =
+    options.mail.url === undefined
+      ? undefined
+      : new SignInMail(options.mail.url, options.mail.from, config.link_ttl_ms);
+  const emailSignIn =
+    mail === undefined
+      ? undefined
+      : new EmailSignIn({ store: services.store, sessions, config, mail, publicUrl, addressOf, log });
+  const { issuer, client_id: clientId } = config.oidc;
+  const oidc =
+    issuer === undefined || clientId === undefined
+      ? undefined
+      : {
+          signIn: new OidcSignIn({
+            issuer,
+            clientId,
+            clientSecret: options.oidcClientSecret,
+            redirectUri: `${publicUrl}${OIDC_CALLBACK_PATH}`,
+            logins: async () => (await services.store()).oidcLogins,
+          }),
+          label: config.oidc.label,
+        };
+  signIn = signInRoutes({ email: emailSignIn, oidc, sessions, store: services.store, log });
+  api = memberApiRoutes({
+    store: services.store,
+    sessions,
+    tiers: options.tiers,
+    revocations: services.revocations,
+    windowUse: options.windowUse,
+    emailSignIn,
+    addressOf,
+  });
   return {
     url: urlOf(server),
     async close() {
@@ -94,6 +112,21 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       mail?.close();
     },
   };
+}
+
+/** The console's sign-in ways, checked before anything starts: at least one, and an OIDC issuer over TLS unless on loopback. */
+export function checkConsoleConfig(config: ConsoleConfig, mail: GatewayConfig['mail']): void {
+  const { issuer, client_id: clientId } = config.oidc;
+  if ((issuer === undefined) !== (clientId === undefined))
+    throw new ConfigError(
+      'console.oidc: set both issuer and client_id (GATEWAY_OIDC_ISSUER, GATEWAY_OIDC_CLIENT_ID), or neither',
+    );
+  if (mail.url === undefined && issuer === undefined)
+    throw new ConfigError(
+      'console: members need a way to sign in: set mail.url (GATEWAY_SMTP_URL) for e-mail links, or console.oidc.issuer and client_id',
+    );
+  if (issuer !== undefined && issuer.startsWith('http://') && !LOOPBACK.has(new URL(issuer).hostname))
+    throw new ConfigError(`console.oidc.issuer: ${issuer} must be https (plain http only on loopback)`);
 }
 
 function consoleFiles(): ReadonlyMap<string, StaticFile> {

@@ -116,12 +116,9 @@ byTestId('sign-out').addEventListener('click', async () => {
 /** What the OIDC callback's `?error=` codes mean to the person signing in. */
 const SIGN_IN_ERRORS = {
   not_a_member: 'That account’s e-mail address is not a member of any organization on this gateway.',
-  email_not_verified: 'Your identity provider has not verified that account’s e-mail address.',
-  no_email: 'Your identity provider did not say which e-mail address the account has.',
-  state_invalid: 'That sign-in was started too long ago or in another browser. Please try again.',
-  login_expired: 'That sign-in was started too long ago or in another browser. Please try again.',
-  access_denied: 'The sign-in was cancelled at your identity provider.',
-  provider_error: 'Your identity provider could not sign you in. Please try again.',
+  oidc_email: 'Your identity provider did not give a verified e-mail address for that account.',
+  oidc_state: 'That sign-in was started too long ago or in another browser. Please try again.',
+  oidc_denied: 'The sign-in was cancelled at your identity provider.',
   oidc_failed: 'Your identity provider could not sign you in. Please try again.',
 };
 

@@ -12,6 +12,7 @@ import {
   signInByEmail,
   type ConsoleMember,
 } from '../helpers/console-member.js';
+import { mailTo } from '../helpers/console.js';
 import { startSmtp, type RunningSmtp } from '../helpers/smtp.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
@@ -330,9 +331,7 @@ t.test(
     });
     t.equal(invited.status, 201);
     t.equal(invited.body.mailed, true);
-    const invitation = await smtp.mail(
-      (mail) => smtp.received.indexOf(mail) >= before && mail.to.includes('dan@acme.test'),
-    );
+    const invitation = await mailTo(smtp, 'dan@acme.test', before);
     t.match(invitation.headers.subject, /invited to acme/);
     t.match(invitation.text, /ada@acme\.test invited you to the organization "acme"/);
     const dan = await redeemLink(consoleUrl, 'dan@acme.test', await linkTokenFor(smtp, 'dan@acme.test', before));

@@ -4,24 +4,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { calculatePKCECodeChallenge } from 'openid-client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { OIDC_STATE_COOKIE, OidcSignIn, OidcSignInError } from '../../console/oidc-sign-in.js';
 import { openStore, type Store } from '../../store/store.js';
+import { launchChromium } from '../helpers/browser.js';
 import { freePort } from '../helpers/free-port.js';
 import { startOidcProvider, type OidcAccount, type OidcProviderOptions } from '../helpers/oidc-provider.js';
 import { freshStoreOptions } from '../helpers/test-store.js';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const CLIENT_ID = 'gateway-console';
 const CLIENT_SECRET = 'console-client-secret-for-tests';
 const CALLBACK_PATH = '/console/sign-in/oidc/callback';
@@ -39,7 +30,7 @@ let main: SignInStack;
 t.before(async () => {
   store = await openStore(await freshStoreOptions());
   main = await startSignInStack();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 t.teardown(async () => {
   await browser?.close();

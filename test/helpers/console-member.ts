@@ -1,6 +1,7 @@
 // A member of the customers' console, signed in the way a person is: asks for a link, takes it from the
 // mail the test's SMTP server received, redeems it; then calls the console's API with the session cookie
 // and the CSRF token, as the page does.
+import { linkIn, mailTo } from './console.js';
 import type { RunningSmtp } from './smtp.js';
 
 export interface ConsoleAnswer<T = Record<string, unknown>> {
@@ -35,12 +36,9 @@ export async function consoleCall<T = Record<string, unknown>>(
   return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as T, headers: response.headers };
 }
 
-/** The token of the newest sign-in link mailed to `email` (waits for it). */
-export async function linkTokenFor(smtp: RunningSmtp, email: string, after = 0): Promise<string> {
-  const mail = await smtp.mail((mail) => smtp.received.indexOf(mail) >= after && mail.to.includes(email));
-  const token = /\/#\/link\/([A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
-  if (token === undefined) throw new Error(`no sign-in link in the mail to ${email}:\n${mail.text}`);
-  return token;
+/** The token of the first sign-in link mailed to `email` after the first `seen` mails (waits for it). */
+export async function linkTokenFor(smtp: RunningSmtp, email: string, seen = 0): Promise<string> {
+  return linkIn(await mailTo(smtp, email, seen)).token;
 }
 
 /** Signs `email` in by e-mail link. */

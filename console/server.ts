@@ -37,6 +37,7 @@ const SHARED_FILES: ReadonlyMap<string, string> = new Map([
   ['/usage-panel.js', '/usage-panel.js'],
   ['/usage-chart.js', '/usage-chart.js'],
   ['/key-panel.js', '/key-panel.js'],
+  ['/member-table.js', '/member-table.js'],
   ['/new-key-panel.js', '/new-key-panel.js'],
   ['/audit-log.js', '/audit-log.js'],
   ['/favicon.svg', '/favicon.svg'],

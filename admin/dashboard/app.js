@@ -8,11 +8,11 @@
 
 import { auditLog } from './audit-log.js';
 import { keyPanel } from './key-panel.js';
+import { memberTable } from './member-table.js';
 import { orgCards } from './org-cards.js';
 import { showOrgList } from './org-list.js';
 import { pageApi } from './page-api.js';
-import { byTestId, el, showError } from './page-dom.js';
-import { when } from './page-format.js';
+import { byTestId, showError } from './page-dom.js';
 import { usagePanel } from './usage-panel.js';
 
 const views = [...document.querySelectorAll('[data-view]')];
@@ -23,6 +23,7 @@ let currentOrg = null;
 const orgPath = (suffix) => `/admin/v1/orgs/${encodeURIComponent(currentOrg.id)}${suffix}`;
 
 const cards = orgCards(byTestId('org-cards'));
+const members = memberTable(byTestId('member-panel'));
 const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit')));
 const keys = keyPanel(byTestId('key-panel'), {
@@ -137,24 +138,9 @@ async function renderOrg(id) {
   byTestId('org-name').textContent = org.name;
   cards.show(org);
   resetCreditsForm();
-  renderMembers(org.members);
+  members.show(org.members);
   await Promise.all([keys.show(), audit.show()]);
   show('org');
-}
-
-function renderMembers(members) {
-  byTestId('member-rows').replaceChildren(
-    ...members.map((member) =>
-      el(
-        'tr',
-        { 'data-testid': 'member-row', 'data-email': member.email },
-        el('td', { 'data-testid': 'member-email' }, member.email),
-        el('td', { 'data-testid': 'member-role' }, member.role),
-        el('td', {}, when(member.created_at)),
-      ),
-    ),
-  );
-  byTestId('member-empty').hidden = members.length > 0;
 }
 
 // ---- credits ----

@@ -2,7 +2,7 @@
 // per entry with when, who, from which address, what (a readable action name) and on what. Built with
 // DOM calls, text as text (the pages' CSP allows no inline code, and the entries hold what people typed).
 
-import { el } from './page-dom.js';
+import { el, table } from './page-dom.js';
 
 const ACTIONS = {
   'org.created': 'Organization created',
@@ -73,12 +73,7 @@ export function auditLog(container, load) {
   const empty = el('p', { class: 'muted', 'data-testid': 'audit-empty', hidden: true }, 'Nothing yet.');
   container.replaceChildren(
     el('h2', { id: 'audit' }, 'Audit log'),
-    el(
-      'table',
-      { class: 'keys audit', 'data-testid': 'audit-table' },
-      el('thead', {}, el('tr', {}, ...COLUMNS.map((column) => el('th', {}, column)))),
-      rows,
-    ),
+    table({ class: 'keys audit', 'data-testid': 'audit-table' }, COLUMNS, rows),
     empty,
   );
   return {

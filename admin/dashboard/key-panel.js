@@ -5,7 +5,7 @@
 
 import { confirmDialog } from './confirm-dialog.js';
 import { newKeyPanel } from './new-key-panel.js';
-import { el, showError } from './page-dom.js';
+import { el, showError, table } from './page-dom.js';
 import { when } from './page-format.js';
 
 const COLUMNS = ['Name', 'Key', 'Created', 'Created by', 'Last used', 'Status', ''];
@@ -42,12 +42,7 @@ export function keyPanel(container, { api, keysPath, revokePath, mayRevoke = () 
     form,
     error,
     newKey.element,
-    el(
-      'table',
-      { class: 'keys', 'data-testid': 'key-table' },
-      el('thead', {}, el('tr', {}, ...COLUMNS.map((column) => el('th', {}, column)))),
-      rows,
-    ),
+    table({ class: 'keys', 'data-testid': 'key-table' }, COLUMNS, rows),
     empty,
   );
 

@@ -1,6 +1,6 @@
 // The pages' elements: found by data-testid, made from a tag, attributes and children (text always goes
 // in as text, never as HTML: the pages' CSP allows no inline code, and the data holds what people
-// typed), and an error's message shown in its element.
+// typed), tables with their header row, and an error's message shown in its element.
 
 /** The element with this data-testid, in `root` (the whole page unless told). */
 export const byTestId = (id, root = document) => root.querySelector(`[data-testid="${id}"]`);
@@ -15,6 +15,10 @@ export function el(tag, attributes = {}, ...children) {
   for (const child of children) node.append(child);
   return node;
 }
+
+/** A <table> with a header row naming `columns`, then `body` (its <tbody>). */
+export const table = (attributes, columns, body) =>
+  el('table', attributes, el('thead', {}, el('tr', {}, ...columns.map((column) => el('th', {}, column)))), body);
 
 /** Shows the error's message (or a string) in `target`, an element or its data-testid, and unhides it. */
 export function showError(target, error) {

@@ -11,11 +11,12 @@
 import { auditLog } from './audit-log.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { keyPanel } from './key-panel.js';
+import { memberTable } from './member-table.js';
 import { orgCards } from './org-cards.js';
 import { showOrgList } from './org-list.js';
 import { ApiError, pageApi } from './page-api.js';
 import { byTestId, el, showError } from './page-dom.js';
-import { number, when } from './page-format.js';
+import { number } from './page-format.js';
 import { usagePanel } from './usage-panel.js';
 
 const views = [...document.querySelectorAll('[data-view]')];
@@ -181,6 +182,7 @@ async function renderOrgs() {
 }
 
 const cards = orgCards(byTestId('org-cards'));
+const memberList = memberTable(byTestId('member-panel'), { actions: true });
 const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit')));
 const keys = keyPanel(byTestId('key-panel'), {
@@ -234,19 +236,7 @@ function showWindow(use) {
 
 async function renderMembers() {
   const { members } = await api('GET', orgPath('/members'));
-  const admin = currentOrg.role === 'admin';
-  byTestId('member-rows').replaceChildren(
-    ...members.map((member) =>
-      el(
-        'tr',
-        { 'data-testid': 'member-row', 'data-email': member.email },
-        el('td', { 'data-testid': 'member-email' }, member.email),
-        el('td', { 'data-testid': 'member-role' }, admin ? roleSelect(member) : member.role),
-        el('td', {}, when(member.created_at)),
-        el('td', {}, admin ? removeButton(member) : ''),
-      ),
-    ),
-  );
+  memberList.show(members, currentOrg.role === 'admin' ? { role: roleSelect, action: removeButton } : {});
 }
 
 function roleSelect(member) {

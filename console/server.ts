@@ -1,5 +1,6 @@
 // The console's listener: its own node:http server (console.host:console.port) for the members' pages
-// (console/pages/, with the operator dashboard's look, usage panel, audit rows and icon), the sign-in routes
+// (console/pages/, with the operator dashboard's look, icon and the parts of an organization's page both
+// show: cards, usage panel, keys, audit log, confirmation, API calls), the sign-in routes
 // (/console/sign-in/…) and the member API (/console/v1/…). It runs only when `console.port` is set.
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -27,8 +28,17 @@ const OIDC_CALLBACK_PATH = '/console/sign-in/oidc/callback';
 const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const SHARED_FILES: ReadonlyMap<string, string> = new Map([
   ['/style.css', '/dashboard.css'],
+  ['/page-api.js', '/page-api.js'],
+  ['/page-dom.js', '/page-dom.js'],
+  ['/page-format.js', '/page-format.js'],
+  ['/confirm-dialog.js', '/confirm-dialog.js'],
+  ['/org-list.js', '/org-list.js'],
+  ['/org-cards.js', '/org-cards.js'],
   ['/usage-panel.js', '/usage-panel.js'],
   ['/usage-chart.js', '/usage-chart.js'],
+  ['/key-panel.js', '/key-panel.js'],
+  ['/member-table.js', '/member-table.js'],
+  ['/new-key-panel.js', '/new-key-panel.js'],
   ['/audit-log.js', '/audit-log.js'],
   ['/favicon.svg', '/favicon.svg'],
 ]);

@@ -1,6 +1,8 @@
-// An organization's audit log as table rows, for the operator's dashboard and the members' console:
-// when, who, from which address, what (a readable action name) and on what. Built with DOM calls, text
-// as text (the pages' CSP allows no inline code, and the entries hold what people typed).
+// An organization's audit log as a table, for the operator's dashboard and the members' console: a row
+// per entry with when, who, from which address, what (a readable action name) and on what. Built with
+// DOM calls, text as text (the pages' CSP allows no inline code, and the entries hold what people typed).
+
+import { el, table } from './page-dom.js';
 
 const ACTIONS = {
   'org.created': 'Organization created',
@@ -46,31 +48,39 @@ export function subjectOf(entry) {
   }
 }
 
-function cell(text, testId) {
-  const td = document.createElement('td');
-  if (testId !== undefined) td.dataset.testid = testId;
-  td.textContent = text;
-  return td;
-}
+const COLUMNS = ['When', 'Who', 'From', 'What', 'On what'];
 
 /** One <tr data-testid="audit-row" data-action=…> per entry, newest first as the API gives them. */
-export function auditRows(entries) {
-  return entries.map((entry) => {
-    const row = document.createElement('tr');
-    row.dataset.testid = 'audit-row';
-    row.dataset.action = entry.action;
-    const time = document.createElement('time');
-    time.dateTime = entry.created_at;
-    time.textContent = new Date(entry.created_at).toLocaleString();
-    const when = cell('', 'audit-when');
-    when.append(time);
-    row.append(
-      when,
-      cell(entry.actor, 'audit-actor'),
-      cell(entry.address ?? '—', 'audit-address'),
-      cell(actionName(entry.action), 'audit-action'),
-      cell(subjectOf(entry), 'audit-subject'),
-    );
-    return row;
-  });
+function auditRow(entry) {
+  const time = el('time', { datetime: entry.created_at }, new Date(entry.created_at).toLocaleString());
+  return el(
+    'tr',
+    { 'data-testid': 'audit-row', 'data-action': entry.action },
+    el('td', { 'data-testid': 'audit-when' }, time),
+    el('td', { 'data-testid': 'audit-actor' }, entry.actor),
+    el('td', { 'data-testid': 'audit-address' }, entry.address ?? '—'),
+    el('td', { 'data-testid': 'audit-action' }, actionName(entry.action)),
+    el('td', { 'data-testid': 'audit-subject' }, subjectOf(entry)),
+  );
+}
+
+/**
+ * Fills `container` with the log's heading (#audit) and table; `show()` loads the entries with `load()`
+ * (the API's `{entries}`) and lists them.
+ */
+export function auditLog(container, load) {
+  const rows = el('tbody', { 'data-testid': 'audit-rows' });
+  const empty = el('p', { class: 'muted', 'data-testid': 'audit-empty', hidden: true }, 'Nothing yet.');
+  container.replaceChildren(
+    el('h2', { id: 'audit' }, 'Audit log'),
+    table({ class: 'keys audit', 'data-testid': 'audit-table' }, COLUMNS, rows),
+    empty,
+  );
+  return {
+    async show() {
+      const { entries } = await load();
+      rows.replaceChildren(...entries.map(auditRow));
+      empty.hidden = entries.length > 0;
+    },
+  };
 }

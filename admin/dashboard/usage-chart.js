@@ -2,13 +2,14 @@
 // metric, as an SVG built with DOM calls (the page's CSP allows no inline code or styles). Each day is
 // a <g data-testid="usage-bar"> with data-date, data-value and a <title> as its tooltip.
 
+import { number } from './page-format.js';
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const DAY_MS = 86_400_000;
 const WIDTH = 720;
 const HEIGHT = 220;
 const PAD = { top: 14, right: 22, bottom: 26, left: 50 };
 
-const number = (value) => value.toLocaleString('en-US');
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
 
 const counted = (field, one, many) => ({

@@ -2,19 +2,85 @@
 // chart (usage-chart.js) for the picked metric and range, the range's span and its totals. The range and
 // metric stay as picked across organizations; a load that a newer one overtook is dropped.
 
+import { el } from './page-dom.js';
+import { number } from './page-format.js';
 import { usageChart } from './usage-chart.js';
 
-const COUNTED = ['requests', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'searches'];
+/** The metrics the chart offers, as the picker lists them. */
+const METRICS = [
+  ['cost', 'Cost'],
+  ['input_tokens', 'Input tokens'],
+  ['output_tokens', 'Output tokens'],
+  ['searches', 'Searches'],
+  ['requests', 'Requests'],
+];
+const RANGES = [7, 30, 90];
+/** The totals as counts, in the order shown; the cost comes last, in credits. */
+const COUNTED = [
+  ['requests', 'Requests'],
+  ['input_tokens', 'Input tokens'],
+  ['output_tokens', 'Output tokens'],
+  ['cache_read_tokens', 'Cache read'],
+  ['cache_write_tokens', 'Cache write'],
+  ['searches', 'Searches'],
+];
 
-const number = (value) => value.toLocaleString('en-US');
+const total = (field, label) => el('div', {}, el('dt', {}, label), el('dd', { 'data-testid': `usage-total-${field}` }));
+
+/** The panel's elements inside `root`, each with its data-testid; the range `view.days` pressed. */
+function render(root, view) {
+  root.replaceChildren(
+    el(
+      'div',
+      { class: 'usage-head' },
+      el('h2', { id: 'usage-title' }, 'Usage'),
+      el('span', { class: 'muted', 'data-testid': 'usage-span' }),
+      el(
+        'div',
+        { class: 'controls' },
+        el('label', { for: 'usage-metric', class: 'sr-only' }, 'Metric'),
+        el(
+          'select',
+          { id: 'usage-metric', 'data-testid': 'usage-metric' },
+          ...METRICS.map(([value, label]) => el('option', { value }, label)),
+        ),
+        el(
+          'div',
+          { class: 'segmented', role: 'group', 'aria-label': 'Range', 'data-testid': 'usage-range' },
+          ...RANGES.map((days) =>
+            el(
+              'button',
+              {
+                type: 'button',
+                'data-days': days,
+                'aria-pressed': String(days === view.days),
+                'data-testid': `usage-range-${days}`,
+              },
+              `${days} days`,
+            ),
+          ),
+        ),
+      ),
+    ),
+    el('div', { class: 'chart', 'data-testid': 'usage-chart' }),
+    el('p', { class: 'muted usage-empty', 'data-testid': 'usage-empty', hidden: true }, 'No usage in this range.'),
+    el(
+      'dl',
+      { class: 'totals', 'data-testid': 'usage-totals' },
+      ...COUNTED.map(([field, label]) => total(field, label)),
+      total('cost', 'Cost'),
+    ),
+  );
+}
 
 /**
- * Wires the panel under `root` (its elements by data-testid); `onError` gets a failed load the range
- * buttons started. `show(load)` draws an organization's usage, `load(days)` fetching its report.
+ * Fills `root` with the panel and wires it; `onError` gets a failed load the range buttons started.
+ * `show(load)` draws an organization's usage, `load(days)` fetching its report.
  */
 export function usagePanel(root, onError) {
   const part = (id) => root.querySelector(`[data-testid="${id}"]`);
   const view = { days: 30, metric: 'cost', report: null, ticket: 0, load: null };
+  render(root, view);
 
   function draw() {
     const { report, metric } = view;
@@ -27,7 +93,7 @@ export function usagePanel(root, onError) {
     part('usage-empty').hidden = report.totals.requests > 0;
     for (const button of part('usage-range').querySelectorAll('button'))
       button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
-    for (const field of COUNTED) part(`usage-total-${field}`).textContent = number(report.totals[field]);
+    for (const [field] of COUNTED) part(`usage-total-${field}`).textContent = number(report.totals[field]);
     part('usage-total-cost').textContent = `${report.totals.cost} credits`;
   }
 

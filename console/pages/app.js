@@ -4,48 +4,26 @@
 // them). The session is an HttpOnly cookie; its CSRF token lives in this script's memory and goes with
 // every change as x-csrf-token. A new key exists only in memory and in its box until the box is hidden,
 // the view changes or the page goes away. What a member may do is the API's to decide: the page only
-// hides what would be refused (revoke where `can_revoke`, member management for the org's admins).
+// hides what would be refused (revoke where `can_revoke`, member management for the org's admins). The
+// parts an organization's page shares with the operator's dashboard come from its folder (org-cards.js,
+// usage-panel.js, key-panel.js, audit-log.js, confirm-dialog.js, page-api.js; docs/console.md).
 
-import { auditRows } from './audit-log.js';
+import { auditLog } from './audit-log.js';
+import { confirmDialog } from './confirm-dialog.js';
+import { keyPanel } from './key-panel.js';
+import { memberTable } from './member-table.js';
+import { orgCards } from './org-cards.js';
+import { showOrgList } from './org-list.js';
+import { ApiError, pageApi } from './page-api.js';
+import { byTestId, el, showError } from './page-dom.js';
+import { number } from './page-format.js';
 import { usagePanel } from './usage-panel.js';
 
-const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
 const views = [...document.querySelectorAll('[data-view]')];
 /** GET /console/v1/session's answer while signed in ({email, csrf_token, orgs}), else null. */
 let session = null;
 let currentOrg = null;
-
-class ApiError extends Error {
-  constructor(status, error) {
-    super(error?.message ?? `HTTP ${status}`);
-    this.status = status;
-    this.code = error?.code;
-    this.field = error?.field;
-  }
-}
-
-async function api(method, path, body) {
-  const headers = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET' && session !== null) headers['x-csrf-token'] = session.csrf_token;
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const data = response.status === 204 ? null : await response.json().catch(() => null);
-  if (!response.ok) throw new ApiError(response.status, data?.error);
-  return data;
-}
-
-/** Creates an element; text goes in as text, never as HTML. */
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  for (const child of children) node.append(child);
-  return node;
-}
+const api = pageApi(() => session?.csrf_token ?? null);
 
 function show(view) {
   byTestId('loading').hidden = true;
@@ -55,14 +33,6 @@ function show(view) {
   byTestId('page-error').hidden = true;
 }
 
-function showError(testId, error) {
-  const node = byTestId(testId);
-  node.textContent = error instanceof Error ? error.message : String(error);
-  node.hidden = false;
-}
-
-const number = (value) => value.toLocaleString('en-US');
-const when = (iso) => (iso === null ? 'never' : new Date(iso).toLocaleString());
 const orgPath = (suffix = '') => `/console/v1/orgs/${encodeURIComponent(currentOrg.id)}${suffix}`;
 
 /** Replaces the URL's hash without a history entry (and without a hashchange). */
@@ -80,7 +50,7 @@ async function refreshSession() {
 }
 
 async function route() {
-  hideNewKey();
+  keys.hideNewKey();
   const hash = location.hash;
   try {
     if (hash.startsWith('#/link/')) return await redeemLink(decodeURIComponent(hash.slice('#/link/'.length)));
@@ -207,25 +177,24 @@ async function renderOrgs() {
     replaceHash(`#/orgs/${encodeURIComponent(orgs[0].id)}`);
     return renderOrg(orgs[0].id);
   }
-  byTestId('org-list').replaceChildren(
-    ...orgs.map((org) =>
-      el(
-        'li',
-        {},
-        el(
-          'a',
-          { href: `#/orgs/${encodeURIComponent(org.id)}`, 'data-testid': 'org-link', 'data-org': org.name },
-          el('strong', {}, org.name),
-          el('span', { class: 'muted' }, org.role),
-        ),
-      ),
-    ),
-  );
-  byTestId('org-empty').hidden = orgs.length > 0;
+  showOrgList(orgs, (org) => org.role);
   show('orgs');
 }
 
+const cards = orgCards(byTestId('org-cards'));
+const memberList = memberTable(byTestId('member-panel'), { actions: true });
 const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
+const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit')));
+const keys = keyPanel(byTestId('key-panel'), {
+  api,
+  keysPath: () => orgPath('/keys'),
+  revokePath: (key) => orgPath(`/keys/${encodeURIComponent(key.id)}/revoke`),
+  mayRevoke: (key) => key.can_revoke,
+  revokeText: (key) =>
+    `Revoke “${key.name}” (…${key.last4})? Requests with it are refused from now on. This cannot be undone.`,
+  // The audit log, when the member may read it.
+  onChange: () => (currentOrg.role === 'admin' ? audit.show() : null),
+});
 
 async function renderOrg(id) {
   const base = `/console/v1/orgs/${encodeURIComponent(id)}`;
@@ -234,17 +203,12 @@ async function renderOrg(id) {
   const admin = org.role === 'admin';
   byTestId('org-name').textContent = org.name;
   byTestId('org-role').textContent = org.role;
-  byTestId('org-balance').textContent = `${org.balance} credits`;
-  byTestId('org-spent').textContent = `${org.spent} credits`;
-  byTestId('org-tier').textContent = org.tier.name;
-  byTestId('tier-rpm').textContent = number(org.tier.requests_per_minute);
-  byTestId('tier-itpm').textContent = number(org.tier.input_tokens_per_minute);
-  byTestId('tier-otpm').textContent = number(org.tier.output_tokens_per_minute);
+  cards.show(org);
   showWindow(org.window);
-  for (const id of ['key-error', 'member-error', 'invite-done']) byTestId(id).hidden = true;
+  for (const id of ['member-error', 'invite-done']) byTestId(id).hidden = true;
   byTestId('invite-form').hidden = !admin;
   byTestId('audit-panel').hidden = !admin;
-  await Promise.all([renderKeys(), renderMembers(), admin ? renderAudit() : null]);
+  await Promise.all([keys.show(), renderMembers(), admin ? audit.show() : null]);
   show('org');
 }
 
@@ -268,112 +232,11 @@ function showWindow(use) {
   byTestId('window-reset').dataset.resetAt = use.requests.reset_at;
 }
 
-// ---- keys ----
-
-async function renderKeys() {
-  const { keys } = await api('GET', orgPath('/keys'));
-  byTestId('key-rows').replaceChildren(
-    ...keys.map((key) => {
-      let action = '';
-      if (key.status === 'active' && key.can_revoke) {
-        action = el('button', { type: 'button', class: 'danger-outline', 'data-testid': 'key-revoke' }, 'Revoke');
-        action.addEventListener('click', () => revoke(key));
-      }
-      return el(
-        'tr',
-        { 'data-testid': 'key-row', 'data-key-id': key.id, 'data-key-name': key.name },
-        el('td', { 'data-testid': 'key-row-name' }, key.name),
-        el('td', {}, el('code', { 'data-testid': 'key-row-last4' }, `…${key.last4}`)),
-        el('td', {}, when(key.created_at)),
-        el('td', { 'data-testid': 'key-row-created-by' }, key.created_by ?? '—'),
-        el('td', { 'data-testid': 'key-row-last-used' }, when(key.last_used_at)),
-        el('td', {}, el('span', { class: `badge ${key.status}`, 'data-testid': 'key-row-status' }, key.status)),
-        el('td', {}, action),
-      );
-    }),
-  );
-  byTestId('key-empty').hidden = keys.length > 0;
-}
-
-/** After a change: the keys, and the audit log when the member may read it. */
-const afterKeyChange = () => Promise.all([renderKeys(), currentOrg.role === 'admin' ? renderAudit() : null]);
-
-byTestId('key-form').addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const input = byTestId('key-name');
-  byTestId('key-error').hidden = true;
-  try {
-    const created = await api('POST', orgPath('/keys'), { name: input.value });
-    input.value = '';
-    showNewKey(created.key);
-    await afterKeyChange();
-  } catch (error) {
-    showError('key-error', error);
-  }
-});
-
-function showNewKey(key) {
-  byTestId('new-key-value').value = key;
-  byTestId('new-key-copied').hidden = true;
-  byTestId('new-key').hidden = false;
-}
-
-function hideNewKey() {
-  byTestId('new-key-value').value = '';
-  byTestId('new-key').hidden = true;
-}
-
-byTestId('new-key-done').addEventListener('click', hideNewKey);
-
-byTestId('new-key-copy').addEventListener('click', async () => {
-  const input = byTestId('new-key-value');
-  const note = byTestId('new-key-copied');
-  try {
-    await navigator.clipboard.writeText(input.value);
-    note.textContent = 'Copied to the clipboard.';
-  } catch {
-    // No clipboard access (an insecure origin, a denied permission): select it for Ctrl+C / ⌘C.
-    input.focus();
-    input.select();
-    note.textContent = document.execCommand?.('copy')
-      ? 'Copied to the clipboard.'
-      : 'Selected: press Ctrl+C (⌘C) to copy.';
-  }
-  note.hidden = false;
-});
-
-async function revoke(key) {
-  const confirmed = await confirmDialog({
-    title: 'Revoke this key?',
-    text: `Revoke “${key.name}” (…${key.last4})? Requests with it are refused from now on. This cannot be undone.`,
-    ok: 'Revoke',
-  });
-  if (!confirmed) return;
-  try {
-    await api('POST', orgPath(`/keys/${encodeURIComponent(key.id)}/revoke`));
-    await afterKeyChange();
-  } catch (error) {
-    showError('key-error', error);
-  }
-}
-
 // ---- members ----
 
 async function renderMembers() {
   const { members } = await api('GET', orgPath('/members'));
-  const admin = currentOrg.role === 'admin';
-  byTestId('member-rows').replaceChildren(
-    ...members.map((member) =>
-      el(
-        'tr',
-        { 'data-testid': 'member-row', 'data-email': member.email },
-        el('td', { 'data-testid': 'member-email' }, member.email),
-        el('td', { 'data-testid': 'member-role' }, admin ? roleSelect(member) : member.role),
-        el('td', {}, when(member.created_at)),
-        el('td', {}, admin ? removeButton(member) : ''),
-      ),
-    ),
-  );
+  memberList.show(members, currentOrg.role === 'admin' ? { role: roleSelect, action: removeButton } : {});
 }
 
 function roleSelect(member) {
@@ -416,7 +279,7 @@ function removeButton(member) {
         replaceHash('#/');
         await route();
       } else {
-        await Promise.all([renderMembers(), renderAudit()]);
+        await Promise.all([renderMembers(), audit.show()]);
       }
     } catch (error) {
       showError('member-error', error);
@@ -436,45 +299,11 @@ byTestId('invite-form').addEventListener('submit', async (event) => {
     byTestId('invite-done').textContent = `Invited ${email.value.trim()} as ${role}: a sign-in link is on its way.`;
     byTestId('invite-done').hidden = false;
     email.value = '';
-    await Promise.all([renderMembers(), renderAudit()]);
+    await Promise.all([renderMembers(), audit.show()]);
   } catch (error) {
     showError('member-error', error);
   }
 });
-
-// ---- audit log ----
-
-async function renderAudit() {
-  const { entries } = await api('GET', orgPath('/audit'));
-  byTestId('audit-rows').replaceChildren(...auditRows(entries));
-  byTestId('audit-empty').hidden = entries.length > 0;
-}
-
-// ---- confirmation ----
-
-/** The page's own confirmation: resolves true on its OK button, false on Cancel or Escape. */
-function confirmDialog({ title, text, ok }) {
-  const dialog = byTestId('confirm-dialog');
-  byTestId('confirm-title').textContent = title;
-  byTestId('confirm-text').textContent = text;
-  byTestId('confirm-ok').textContent = ok;
-  return new Promise((resolve) => {
-    const finish = (answer) => {
-      byTestId('confirm-ok').removeEventListener('click', yes);
-      byTestId('confirm-cancel').removeEventListener('click', no);
-      dialog.removeEventListener('cancel', no);
-      if (dialog.open) dialog.close();
-      resolve(answer);
-    };
-    const yes = () => finish(true);
-    const no = () => finish(false);
-    byTestId('confirm-ok').addEventListener('click', yes);
-    byTestId('confirm-cancel').addEventListener('click', no);
-    dialog.addEventListener('cancel', no);
-    dialog.showModal();
-    byTestId('confirm-cancel').focus();
-  });
-}
 
 async function start() {
   if (!location.hash.startsWith('#/link/')) await refreshSession().catch((error) => showError('page-error', error));

@@ -23,25 +23,10 @@ import { SignInMail } from './sign-in-mail.js';
 import { signInRoutes } from './sign-in-routes.js';
 
 export const CONSOLE_PAGES_DIR = join(packageRoot(), 'console', 'pages');
-/** What the console's pages take from the operator's dashboard folder: its path there → the console's path. */
 const OIDC_CALLBACK_PATH = '/console/sign-in/oidc/callback';
 const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
-const SHARED_FILES: ReadonlyMap<string, string> = new Map([
-  ['/style.css', '/dashboard.css'],
-  ['/page-api.js', '/page-api.js'],
-  ['/page-dom.js', '/page-dom.js'],
-  ['/page-format.js', '/page-format.js'],
-  ['/confirm-dialog.js', '/confirm-dialog.js'],
-  ['/org-list.js', '/org-list.js'],
-  ['/org-cards.js', '/org-cards.js'],
-  ['/usage-panel.js', '/usage-panel.js'],
-  ['/usage-chart.js', '/usage-chart.js'],
-  ['/key-panel.js', '/key-panel.js'],
-  ['/member-table.js', '/member-table.js'],
-  ['/new-key-panel.js', '/new-key-panel.js'],
-  ['/audit-log.js', '/audit-log.js'],
-  ['/favicon.svg', '/favicon.svg'],
-]);
+/** The dashboard's own page, which the console does not serve; its style sheet it serves as /dashboard.css. */
+const DASHBOARD_PAGE: ReadonlySet<string> = new Set(['/', '/app.js', '/style.css']);
 
 export interface ConsoleServerOptions {
   services: Services;
@@ -139,9 +124,11 @@ export function checkConsoleConfig(config: ConsoleConfig, mail: GatewayConfig['m
     throw new ConfigError(`console.oidc.issuer: ${issuer} must be https (plain http only on loopback)`);
 }
 
+/** The console's pages, with the dashboard's shared modules and look: every file of the dashboard but its own page. */
 function consoleFiles(): ReadonlyMap<string, StaticFile> {
   const dashboard = loadStaticFiles(DASHBOARD_DIR);
   const files = new Map(loadStaticFiles(CONSOLE_PAGES_DIR));
-  for (const [there, here] of SHARED_FILES) files.set(here, dashboard.get(there)!);
+  for (const [path, file] of dashboard) if (!DASHBOARD_PAGE.has(path)) files.set(path, file);
+  files.set('/dashboard.css', dashboard.get('/style.css')!);
   return files;
 }

@@ -1,16 +1,16 @@
 // The admin API under /admin/v1: organizations, members, credits, keys and usage, as JSON. `:org` is an
 // organization's id or name. The store checks what it owns (name lengths, e-mail shape, amounts); this
 // file checks types and says which field a refusal is about.
-import type { Services } from '../services/services.js';
 import type { IncomingMessage } from 'node:http';
+import type { Services } from '../services/services.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
 import type { Actor } from '../store/audit-log.js';
 import { parseCredits } from '../store/credits.js';
 import type { Member, NewMember, Org } from '../store/orgs.js';
-import { auditBody, keyBody, memberBody, orgJson } from './bodies.js';
 import type { MemberRole } from '../store/schema.js';
-import { about, AdminError } from './errors.js';
+import { auditBody, keyBody, memberBody, orgJson } from './bodies.js';
 import { clientAddressOf } from './client-address.js';
+import { about, AdminError } from './errors.js';
 import { readObject } from './http.js';
 import type { AdminRoute } from './routes.js';
 import { usageByDay } from './usage.js';

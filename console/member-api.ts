@@ -46,6 +46,9 @@ export interface MemberApiOptions {
   addressOf: AddressOf;
 }
 
+/** A signed-in member's access to the organization of the path, with the store. */
+type MemberAccess = OrgAccess & { member: SignedInMember; s: Store };
+
 const ROLES: readonly MemberRole[] = ['admin', 'member'];
 const ORG = '([^/]+)';
 
@@ -53,10 +56,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
   const { store, sessions } = options;
 
   /** The signed-in member and its access to the organization of the path. */
-  const access = async (
-    req: IncomingMessage,
-    orgId: string,
-  ): Promise<OrgAccess & { member: SignedInMember; s: Store }> => {
+  const access = async (req: IncomingMessage, orgId: string): Promise<MemberAccess> => {
     const member = await requireMember(sessions, req);
     const s = await store();
     return { ...(await orgOfMember(s, orgId, member.email)), member, s };
@@ -244,7 +244,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
 }
 
 /** A member revokes its own active keys; an organization admin any of the organization's. */
-function mayRevoke(access: OrgAccess & { member: SignedInMember }, key: ApiKeyRecord): boolean {
+function mayRevoke(access: MemberAccess, key: ApiKeyRecord): boolean {
   return key.status === 'active' && (access.role === 'admin' || key.createdBy === access.member.email);
 }
 
@@ -259,7 +259,7 @@ function roleField(body: Record<string, unknown>): MemberRole {
   return role as MemberRole;
 }
 
-async function memberOf(found: OrgAccess & { s: Store }, email: string): Promise<{ email: string; role: MemberRole }> {
+async function memberOf(found: MemberAccess, email: string): Promise<{ email: string; role: MemberRole }> {
   const address = email.trim().toLowerCase();
   const role = await found.s.orgs.roleOf(found.org.id, address);
   if (role === undefined) throw new AdminError('member_not_found', `'${email}' is not a member of '${found.org.name}'`);
@@ -267,7 +267,7 @@ async function memberOf(found: OrgAccess & { s: Store }, email: string): Promise
 }
 
 /** An organization keeps at least one admin: the console cannot lock its people out. */
-async function keepAnAdmin(found: OrgAccess & { s: Store }, what: string): Promise<void> {
+async function keepAnAdmin(found: MemberAccess, what: string): Promise<void> {
   const admins = (await found.s.orgs.members(found.org.id)).filter((member) => member.role === 'admin');
   if (admins.length <= 1)
     throw new AdminError('last_admin', `cannot ${what} the organization's last admin: make another member admin first`);

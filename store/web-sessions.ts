@@ -73,15 +73,4 @@ export class WebSessions {
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('web_sessions').where('id_hash', '=', secretHash(id)).execute();
   }
-
-  /** Live sessions (tests, the operator's view). */
-  async count(kind: WebSessionKind): Promise<number> {
-    const row = await this.db
-      .selectFrom('web_sessions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('kind', '=', kind)
-      .where('expires_at', '>', this.now())
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
 }

@@ -52,8 +52,11 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/** A pool on the database; no connection is made until the first query (the migrations). */
-export function openPostgresDatabase(options: PostgresOptions, log?: LogConfig): OpenedDatabase {
+/**
+ * The pg pool, with its connections' errors handled: a connection that breaks (the server restarted
+ * or went away) never ends the process, whether it was idle in the pool or checked out.
+ */
+export function createPool(options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
@@ -61,9 +64,19 @@ export function openPostgresDatabase(options: PostgresOptions, log?: LogConfig):
     types,
     ...(options.tls ? { ssl: options.tls } : {}),
   });
-  // An idle connection that breaks (the server restarted) is dropped by the pool; the next query
-  // opens a new one or reports the failure. Without a listener the error would end the process.
+  // An idle connection that breaks is dropped by the pool; the next query opens a new one or reports
+  // the failure.
   pool.on('error', () => undefined);
+  // A checked-out connection (a transaction between its queries) emits its error on the client, which
+  // the pool no longer listens to: a query under way fails on its own, the next one fails at once, and
+  // the pool drops the broken client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
+/** A pool on the database; no connection is made until the first query (the migrations). */
+export function openPostgresDatabase(options: PostgresOptions, log?: LogConfig): OpenedDatabase {
+  const pool = createPool(options);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   return {
     db,

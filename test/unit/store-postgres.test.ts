@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import { createDemoKeyIfEmpty } from '../../admin/demo-org.js';
 import { usageByDay } from '../../admin/usage.js';
+import { createPool } from '../../store/postgres-database.js';
 import { openStore, type Store, type StoreOptions } from '../../store/store.js';
 import { freshStoreOptions } from '../helpers/test-store.js';
 
@@ -94,3 +95,22 @@ t.test('usage by day sums whole numbers per UTC day on PostgreSQL', async (t) =>
   );
   t.equal(report.totals.cost_micros, 24);
 });
+
+t.test(
+  'regression: a connection that breaks while checked out (a transaction between its queries) does not end the process',
+  async (t) => {
+    const options = await freshStoreOptions('postgres');
+    const pool = createPool(options.postgres!);
+    t.teardown(() => pool.end());
+    const client = await pool.connect();
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    // Not events.once: it would take the client's 'error' event as its own failure.
+  const ended = new Promise((resolve) => client.once('end', resolve));
+    // Another connection ends this one's backend, as a server restart would; no query is under way on it.
+    await pool.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
+    await ended;
+    await t.rejects(client.query('select 1'), 'the broken connection fails its next query');
+    client.release();
+    t.same((await pool.query<{ one: number }>('select 1 as one')).rows, [{ one: 1 }], 'the pool serves on');
+  },
+);

@@ -105,7 +105,7 @@ t.test(
     const client = await pool.connect();
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
     // Not events.once: it would take the client's 'error' event as its own failure.
-  const ended = new Promise((resolve) => client.once('end', resolve));
+    const ended = new Promise((resolve) => client.once('end', resolve));
     // Another connection ends this one's backend, as a server restart would; no query is under way on it.
     await pool.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
     await ended;

@@ -4,9 +4,10 @@
 import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
-import { byTestId, launchChromium, openPage, textOf } from '../helpers/browser.js';
+import { byTestId, launchChromium, textOf } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
-import { consoleEnvironment, signIn } from '../helpers/console.js';
+import { consoleEnvironment, signedInPage } from '../helpers/console.js';
+import { chatStatus } from '../helpers/key-use.js';
 import { startSmtp, type RunningSmtp } from '../helpers/smtp.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
@@ -51,20 +52,10 @@ t.teardown(async () => {
 });
 
 /** A page signed in as `email`; the refusals this file provokes (403, 404) are expected in its console. */
-async function signedIn(t: Test, email: string): Promise<{ page: Page; problems: string[] }> {
-  const { page, problems } = await openPage(t, browser, /status of (401|403|404)/);
-  await signIn(page, consoleUrl, smtp, email);
-  return { page, problems };
-}
+const signedIn = (t: Test, email: string) =>
+  signedInPage(t, browser, { consoleUrl, smtp, email, expected: /status of (401|403|404)/ });
 
-const chat = async (key: string): Promise<number> =>
-  (
-    await fetch(`${stack.gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] }),
-    })
-  ).status;
+const chat = (key: string): Promise<number> => chatStatus(stack.gateway.url, key);
 
 /** A console API call from the signed-in page itself (its cookie, its CSRF token); the answer's status. */
 const callInPage = (page: Page, method: string, path: string, body?: unknown): Promise<number> =>

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
 import { byTestId, launchChromium, openPage, textOf } from '../helpers/browser.js';
-import { consoleEnvironment, linkIn, mailTo, signIn } from '../helpers/console.js';
+import { consoleEnvironment, linkIn, mailTo, signedInPage } from '../helpers/console.js';
 import { startSmtp, type RunningSmtp } from '../helpers/smtp.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
@@ -38,11 +38,8 @@ t.teardown(async () => {
   await smtp?.close();
 });
 
-async function signedIn(t: Test, email: string): Promise<{ page: Page; problems: string[] }> {
-  const { page, problems } = await openPage(t, browser, /status of (401|404|409)/);
-  await signIn(page, consoleUrl, smtp, email);
-  return { page, problems };
-}
+const signedIn = (t: Test, email: string) =>
+  signedInPage(t, browser, { consoleUrl, smtp, email, expected: /status of (401|404|409)/ });
 
 const memberRow = (page: Page, email: string) => page.locator(`[data-testid="member-row"][data-email="${email}"]`);
 

@@ -7,6 +7,7 @@ import type { Store } from '../../store/store.js';
 import type { NewUsageRow } from '../../store/schema.js';
 import { byTestId, launchChromium, openPage as openBrowserPage, textOf } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
+import { chatStatus } from '../helpers/key-use.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -66,14 +67,7 @@ const pageHolds = (page: Page, key: string): Promise<boolean> =>
     key,
   );
 
-const chat = async (key: string): Promise<number> =>
-  (
-    await fetch(`${stack.gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] }),
-    })
-  ).status;
+const chat = (key: string): Promise<number> => chatStatus(stack.gateway.url, key);
 
 async function logIn(page: Page, token: string): Promise<void> {
   await page.goto(adminUrl + '/');

@@ -1,9 +1,10 @@
 // The members' console for the pages' tests: a gateway with the console on and its e-mail going to a
 // real SMTP server on loopback (test/helpers/smtp.ts), and signing in the way a member does, by asking
 // the page for a link and opening the one the e-mail holds.
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import type { Test } from 'tap';
 import type { ReceivedMail, RunningSmtp } from './smtp.js';
-import { byTestId } from './browser.js';
+import { byTestId, openPage, type OpenedPage } from './browser.js';
 
 /** The variables that turn the console on (an ephemeral port) and send its e-mail to `smtp`. */
 export function consoleEnvironment(smtp: RunningSmtp): Record<string, string> {
@@ -37,4 +38,15 @@ export async function signIn(page: Page, consoleUrl: string, smtp: RunningSmtp, 
   const { token } = linkIn(await requestLink(page, consoleUrl, smtp, email));
   await page.goto(`${consoleUrl}/#/link/${token}`);
   await page.locator('[data-testid="org-view"]:visible, [data-testid="orgs-view"]:visible').waitFor();
+}
+
+/** A fresh page signed in as `email`; `expected` matches the refusals the test provokes (see openPage). */
+export async function signedInPage(
+  t: Test,
+  browser: Browser,
+  to: { consoleUrl: string; smtp: RunningSmtp; email: string; expected: RegExp },
+): Promise<OpenedPage> {
+  const opened = await openPage(t, browser, to.expected);
+  await signIn(opened.page, to.consoleUrl, to.smtp, to.email);
+  return opened;
 }

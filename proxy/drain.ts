@@ -2,7 +2,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { InFlight } from './in-flight.js';
-import { stopListening } from './listen.js';
+import { stopAccepting } from './listen.js';
 import type { SocketMode } from './socket/socket-upgrade.js';
 
 /**
@@ -29,16 +29,17 @@ export interface DrainOptions {
 }
 
 /**
- * Drains a node: the listener stops accepting (idle keep-alive connections close; every other one
- * closes after its response), WebSockets close with 1001 after the response under way, and the
- * requests under way get up to `timeoutMs` to finish, each settling its ledger row as it ends. What is
- * left then (or at once, when `cut` is aborted) is cut. Resolves, with every connection closed, to the
- * number of requests that did not end (their rows unsettled: 0 unless something hangs).
+ * Drains a node: the listener stops accepting (every open connection closes after its next response,
+ * an idle keep-alive one too: it stays open until a request comes on it or the drain is over),
+ * WebSockets close with 1001 after the response under way, and the requests under way get up to
+ * `timeoutMs` to finish, each settling its ledger row as it ends. What is left then (or at once, when
+ * `cut` is aborted) is cut. Resolves, with every connection closed, to the number of requests that did
+ * not end (their rows unsettled: 0 unless something hangs).
  */
 export async function drainNode(parts: DrainParts, options: DrainOptions): Promise<number> {
   const { server, inFlight, sockets, log } = parts;
   inFlight.drain();
-  const closed = stopListening(server);
+  const closed = stopAccepting(server);
   sockets.goAway();
   log.info({ requests: inFlight.count, websockets: sockets.open }, 'draining');
   const over = (): Promise<unknown> => Promise.all([inFlight.idle(), sockets.closed()]);

@@ -1,7 +1,7 @@
 // Starting and stopping a node:http server as promises: a listen error (port taken) rejects instead of
 // being thrown at the process, and a close also ends the keep-alive connections that would hold it open.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 
 export function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -25,6 +25,17 @@ export function closeServer(server: Server): Promise<void> {
  */
 export function stopListening(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * Stops accepting connections but leaves the open ones be, idle keep-alive ones included (the TCP
+ * server's `close`, not node:http's, which would also close the idle ones at once); resolves once the
+ * last connection is closed. A draining node uses it: a reverse proxy may be sending a request on an idle
+ * connection at the very moment it closes, and will not send that request again (a POST); left open, the
+ * connection carries that request, answered with `connection: close`.
+ */
+export function stopAccepting(server: Server): Promise<void> {
+  return new Promise((resolve) => NetServer.prototype.close.call(server, () => resolve()));
 }
 
 /** The base URL of a listening server, e.g. http://127.0.0.1:8080 (IPv6 addresses in brackets). */

@@ -14,6 +14,7 @@ import type { DialectName } from '../../proxy/dialect.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
+import { RawConnection } from '../helpers/raw-http.js';
 import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
 
 let sim: RunningSim;
@@ -178,6 +179,30 @@ t.test('after SIGTERM a new connection is refused', async (t) => {
   );
   t.equal(await node.exited, 0);
 });
+
+t.test(
+  'regression: a keep-alive connection idle at SIGTERM still carries the request sent on it, answered with connection: close',
+  async (t) => {
+    const node = await startNode(t);
+    // A stream keeps the drain going while the idle connection is tried.
+    const stream = await openStream(node.url, 'chat', 24);
+    // A keep-alive connection that has served a request and waits for the next: idle.
+    const idle = await RawConnection.open(node.url);
+    const models = `GET /v1/models HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${key}\r\n\r\n`;
+    idle.write(models);
+    t.equal((await idle.takeResponse()).status, 200);
+    node.child.kill('SIGTERM');
+    await node.logged('draining');
+    // A proxy that took this connection from its pool just as the drain began sends its request now.
+    idle.write(models);
+    const answer = await idle.takeResponse();
+    t.equal(answer.status, 200, 'served, not dropped');
+    t.equal(answer.headers.connection, 'close', 'and the connection closes after it');
+    await idle.closed;
+    t.ok((await readAnswer('chat', true, new Response(await stream.text))).complete);
+    t.equal(await node.exited, 0);
+  },
+);
 
 /** The stream was cut by the gateway: no final event, the dialect's error event with the reason. */
 async function checkCut(t: Test, stream: OpenStream): Promise<void> {

@@ -6,6 +6,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** Its bytes on the wire, head and body. */
+  length: number;
 }
 
 export class RawConnection {
@@ -55,6 +57,13 @@ export class RawConnection {
     }
   }
 
+  /** Like `response()`, and forgets its bytes: the next call reads the next response on the connection. */
+  async takeResponse(): Promise<RawResponse> {
+    const answer = await this.response();
+    this.#received = this.#received.subarray(answer.length);
+    return answer;
+  }
+
   /** Waits until the bytes received contain `text`; rejects if the connection closes first. */
   async waitFor(text: string): Promise<void> {
     while (!this.#received.includes(text)) {
@@ -83,5 +92,6 @@ function parseResponse(bytes: Buffer): RawResponse | undefined {
     status: Number(statusLine!.split(' ')[1]),
     headers,
     body: bytes.toString('utf8', headEnd + 4, headEnd + 4 + length),
+    length: headEnd + 4 + length,
   };
 }

@@ -12,6 +12,14 @@ import type { SocketMode } from './socket/socket-upgrade.js';
  */
 const CUT_GRACE_MS = 2000;
 
+/**
+ * Once the requests are over, how long the connections left open (idle keep-alive ones, among them those
+ * whose streams just ended) may still carry one more request before they are closed. A proxy reuses the
+ * connection it put back last first: within this time it takes those, and each closes cleanly after its
+ * answer (`connection: close`), instead of being closed under a request the proxy is just sending.
+ */
+const LINGER_MS = 1000;
+
 export interface DrainParts {
   server: Server;
   inFlight: InFlight;
@@ -56,7 +64,7 @@ export async function drainNode(parts: DrainParts, options: DrainOptions): Promi
       sockets.close();
       await within(inFlight.idle(), CUT_GRACE_MS);
     }
-  }
+  } else if (!(await within(closed, LINGER_MS))) await within(inFlight.idle(), options.timeoutMs, options.cut);
   server.closeAllConnections();
   sockets.close();
   await closed;

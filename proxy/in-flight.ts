@@ -4,13 +4,14 @@ import type { ServerResponse } from 'node:http';
 /**
  * Counts the requests under way (an HTTP request until its handler is done, which is after its ledger
  * row is settled; a WebSocket response likewise) and says whether the node is draining. While it
- * drains, every HTTP connection closes after its response: a response not yet begun says
- * `connection: close`, one whose head already said keep-alive has its connection ended once it is out.
+ * drains, every HTTP response not yet begun says `connection: close`, so its connection closes after it.
+ * A connection whose response had already said keep-alive is not ended under the proxy that may reuse
+ * it: it carries one more request (answered so) or is closed at the drain's end (proxy/drain.ts).
  */
 export class InFlight {
   #count = 0;
   #draining = false;
-  /** HTTP responses not yet closed: their connections are the ones a drain must end after them. */
+  /** HTTP responses not yet closed: a drain tells those not yet begun to close their connection. */
   readonly #responses = new Set<ServerResponse>();
   #waiters: Array<() => void> = [];
 
@@ -45,7 +46,7 @@ export class InFlight {
   drain(): void {
     if (this.#draining) return;
     this.#draining = true;
-    for (const res of this.#responses) closeAfter(res);
+    for (const res of this.#responses) if (!res.headersSent) res.setHeader('connection', 'close');
   }
 
   /** Resolves when no request is under way. */
@@ -53,16 +54,4 @@ export class InFlight {
     if (this.#count === 0) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
-}
-
-function closeAfter(res: ServerResponse): void {
-  if (!res.headersSent) {
-    res.setHeader('connection', 'close');
-    return;
-  }
-  // Its head said keep-alive: the connection is ended (a FIN after the last byte) once the response is out.
-  const socket = res.socket;
-  if (socket === null) return;
-  if (res.writableFinished) socket.end();
-  else res.once('finish', () => socket.end());
 }

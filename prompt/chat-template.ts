@@ -1,7 +1,8 @@
 // A model's chat template (Jinja, from its tokenizer_config.json), rendered by @huggingface/jinja
 // with the variables transformers' apply_chat_template gives it, as vLLM calls it: the special
 // tokens (bos_token, eos_token, ...), the request's chat_template_kwargs, then messages, tools
-// and add_generation_prompt. Compiled once.
+// and add_generation_prompt; with continue_final_message, the last message is cut open after its
+// text, as transformers cuts it. Compiled once.
 import { Template } from '@huggingface/jinja';
 import { PromptError } from './prompt-error.js';
 import type { PromptInput } from './prompt-input.js';
@@ -48,21 +49,30 @@ export class ChatTemplate {
       toTemplateTools(input.tools),
       input.addGenerationPrompt ?? true,
       input.chatTemplateKwargs ?? {},
+      input.continueFinalMessage ?? false,
     );
   }
 
   /**
    * The prompt text, exactly as vLLM's apply_chat_template produces it. `kwargs` are vLLM's
-   * `chat_template_kwargs` (e.g. `{enable_thinking: false}`). A template error is a PromptError.
+   * `chat_template_kwargs` (e.g. `{enable_thinking: false}`); `continueFinalMessage` leaves the last
+   * message open (then `addGenerationPrompt` must be false). A template error is a PromptError.
    */
   render(
     messages: readonly TemplateMessage[],
     tools: readonly TemplateTool[] | null,
     addGenerationPrompt = true,
     kwargs: Readonly<Record<string, unknown>> = {},
+    continueFinalMessage = false,
   ): string {
+    if (continueFinalMessage && addGenerationPrompt)
+      throw new PromptError(
+        'continue_final_message and add_generation_prompt are not compatible: set add_generation_prompt to false.',
+        'template',
+      );
+    let text: string;
     try {
-      return this.#template.render({
+      text = this.#template.render({
         ...this.#specialTokens,
         ...kwargs,
         messages,
@@ -72,7 +82,27 @@ export class ChatTemplate {
     } catch (err) {
       throw new PromptError(err instanceof Error ? err.message : String(err), 'template');
     }
+    return continueFinalMessage ? openFinalMessage(text, messages.at(-1)?.content ?? '') : text;
   }
+}
+
+/**
+ * The rendered chat cut just after the last message's text, as transformers' apply_chat_template does for
+ * `continue_final_message`: the end-of-turn marks after it go, so the model writes on in the same turn.
+ * Its last occurrence of the stripped text is the place; a leading or trailing space the template kept
+ * stays, one it trimmed stays out.
+ */
+function openFinalMessage(rendered: string, final: string): string {
+  const stripped = final.trim();
+  const at = rendered.lastIndexOf(stripped);
+  if (at < 0)
+    throw new PromptError(
+      'continue_final_message is set but the final message does not appear in the chat after applying the chat template.',
+      'template',
+    );
+  const kept = final.trimStart();
+  const end = rendered.slice(at, at + kept.length) === final ? at + kept.length : at + stripped.length;
+  return rendered.slice(0, end);
 }
 
 /** transformers' special_tokens_map: the special tokens a tokenizer_config.json sets, as strings. */

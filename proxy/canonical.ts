@@ -59,6 +59,12 @@ export interface ChatRequest {
   thinking_replay?: ReplayedThinking[];
   /** Gateway-side, never sent upstream: the prompt's blocks in cache order when the client marked some for caching, for the promptcache plugin. */
   cache_blocks?: CacheBlock[];
+  /**
+   * Gateway-side: the text of the trailing assistant message the answer continues (a prefill, proxy/prefill.ts),
+   * set by the decoders. The terminal sends the flavor's continuation fields and strips the prefill where the
+   * server repeats it; the token counters render the last turn open.
+   */
+  prefill?: string;
   [field: string]: unknown;
 }
 
@@ -135,6 +141,12 @@ export interface ChatUsage {
     cached_tokens?: number;
     cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   } | null;
+  /**
+   * `reasoning_tokens`: completion tokens spent on reasoning (included in completion_tokens): the upstream's
+   * own figure when it reports one, else the gateway's count (proxy/upstream/reasoning-count.ts); set when
+   * the answer reasoned or the upstream said.
+   */
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
   /** Gateway-side: searches executed for this answer (errored ones excluded); set when the request offered search. */
   web_search_requests?: number;
 }

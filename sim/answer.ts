@@ -5,7 +5,8 @@
 //    else, when it ends with tool results: "Tool results: " + their contents;
 // 3. else, when the last user message's words (user-words.ts) start with "echo: ": the rest of them, verbatim;
 // 4. else `outputTokens` tokens of PRNG-picked words, seeded from the rendered prompt.
-// With the reasoning parser on and thinking not switched off, a `<think>` part comes first (reasoning.ts).
+// With the reasoning parser on and thinking not switched off, a `<think>` part comes first (reasoning.ts),
+// unless the answer continues a prefill (continue_final_message): the template closed that turn's thinking.
 import type { SimChatRequest } from './chat-types.js';
 import type { ChatPrompt } from './chat-prompt.js';
 import { messageText } from '../prompt/template-input.js';
@@ -38,7 +39,7 @@ export function planAnswer(
   if (!reasoningParser) return planReply(request, prompt, outputTokens, fullText);
   // `think:` lines dictate the thinking; the answer is the same with thinking on or off.
   const answer = planReply(request, prompt, outputTokens, withoutThinkLines(fullText));
-  if (thinks(request)) answer.reasoning = reasoningTokens(fullText, prompt.seed);
+  if (thinks(request) && !request.continueFinalMessage) answer.reasoning = reasoningTokens(fullText, prompt.seed);
   return answer;
 }
 

@@ -13,6 +13,7 @@ export interface ChatPromptInput {
   messages: readonly SimChatMessage[];
   tools: readonly FunctionTool[] | null;
   addGenerationPrompt?: boolean;
+  continueFinalMessage?: boolean;
   chatTemplateKwargs?: Readonly<Record<string, unknown>>;
 }
 
@@ -30,13 +31,14 @@ export function chatPrompt(input: ChatPromptInput): ChatPrompt {
   const messages = templateMessages(input.messages);
   const tools = toTemplateTools(input.tools);
   const addGenerationPrompt = input.addGenerationPrompt ?? true;
+  const continueFinalMessage = input.continueFinalMessage ?? false;
   const kwargs = input.chatTemplateKwargs ?? {};
-  const key = JSON.stringify([messages, tools, addGenerationPrompt, kwargs]);
+  const key = JSON.stringify([messages, tools, addGenerationPrompt, continueFinalMessage, kwargs]);
   const hit = cache.get(key);
   if (hit) return hit;
   let text: string;
   try {
-    text = renderPrompt(messages, tools, addGenerationPrompt, kwargs);
+    text = renderPrompt(messages, tools, addGenerationPrompt, kwargs, continueFinalMessage);
   } catch (err) {
     throw badRequest(
       `Error in applying chat template from request: ${err instanceof Error ? err.message : String(err)}`,

@@ -54,6 +54,7 @@ export function parseChatRequest(body: unknown): SimChatRequest {
   if (kwargs !== undefined && kwargs !== null && !isRecord(kwargs)) {
     throw badRequest('chat_template_kwargs: Input should be an object', 'chat_template_kwargs');
   }
+  const generation = generationPrompt(body);
   return {
     model,
     messages,
@@ -66,9 +67,26 @@ export function parseChatRequest(body: unknown): SimChatRequest {
     stream,
     includeUsage,
     continuousUsage: includeUsage && continuous,
-    addGenerationPrompt: optional(body, 'add_generation_prompt', 'boolean') ?? true,
+    ...generation,
     chatTemplateKwargs: isRecord(kwargs) ? kwargs : {},
+    timingsPerToken: false,
   };
+}
+
+/**
+ * `add_generation_prompt` (default true) and `continue_final_message` (default false), as vLLM checks them:
+ * both set true is a 400; continuing with the default generation prompt fails in the template (chat-prompt.ts).
+ */
+export function generationPrompt(body: Record<string, unknown>): {
+  addGenerationPrompt: boolean;
+  continueFinalMessage: boolean;
+} {
+  const add = optional(body, 'add_generation_prompt', 'boolean');
+  const continues = optional(body, 'continue_final_message', 'boolean') ?? false;
+  if (add === true && continues) {
+    throw badRequest('Cannot set both `continue_final_message` and `add_generation_prompt` to True.');
+  }
+  return { addGenerationPrompt: add ?? true, continueFinalMessage: continues };
 }
 
 export function parseMessages(value: unknown): SimChatMessage[] {

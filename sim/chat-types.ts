@@ -50,5 +50,9 @@ export interface SimChatRequest {
   /** Running usage on every chunk: needs include_usage too, as in vLLM. */
   continuousUsage: boolean;
   addGenerationPrompt: boolean;
+  /** vLLM's `continue_final_message`: the last (assistant) message is left open and the answer continues it. */
+  continueFinalMessage: boolean;
   chatTemplateKwargs: Record<string, unknown>;
+  /** llama-server's `timings_per_token`: every chunk carries its timings (vLLM has no such field: false). */
+  timingsPerToken: boolean;
 }

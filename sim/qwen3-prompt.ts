@@ -44,15 +44,23 @@ export function warmUp(): void {
 
 /**
  * The prompt text for a conversation, exactly as vLLM's apply_chat_template produces it.
- * `templateKwargs` are vLLM's `chat_template_kwargs` (e.g. `{enable_thinking: false}`).
+ * `templateKwargs` are vLLM's `chat_template_kwargs` (e.g. `{enable_thinking: false}`);
+ * `continueFinalMessage` leaves the last message open (a prefill the answer continues).
  */
 export function renderPrompt(
   messages: readonly TemplateMessage[],
   tools?: readonly TemplateTool[] | null,
   addGenerationPrompt = true,
   templateKwargs: Readonly<Record<string, unknown>> = {},
+  continueFinalMessage = false,
 ): string {
-  return load().model.template.render(messages, tools ?? null, addGenerationPrompt, templateKwargs);
+  return load().model.template.render(
+    messages,
+    tools ?? null,
+    addGenerationPrompt,
+    templateKwargs,
+    continueFinalMessage,
+  );
 }
 
 /** Token ids of a text; special-token strings in it (`<|im_start|>`) become their single ids. */

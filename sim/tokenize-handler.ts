@@ -1,10 +1,10 @@
 // vLLM's POST /tokenize and POST /detokenize.
 // /tokenize takes `{model?, prompt, add_special_tokens?}` or `{model?, messages, tools?,
-// add_generation_prompt?, chat_template_kwargs?}` and answers `{count, max_model_len, tokens,
+// add_generation_prompt?, continue_final_message?, chat_template_kwargs?}` and answers `{count, max_model_len, tokens,
 // token_strs}` (token_strs only with return_token_strs). /detokenize takes `{model?, tokens}` and
 // answers `{prompt}` (special tokens kept, as vLLM's decode does).
 import { chatPrompt } from './chat-prompt.js';
-import { isRecord, parseMessages, parseTools } from './chat-request.js';
+import { generationPrompt, isRecord, parseMessages, parseTools } from './chat-request.js';
 import { SimError, badRequest } from './errors.js';
 import { decode, encode, tokenStrings, vocabSize } from './qwen3-prompt.js';
 
@@ -21,14 +21,11 @@ export function tokenize(body: unknown, servedModel: string, maxModelLen: number
   let tokens: number[];
   if (body.messages !== undefined) {
     const kwargs = body.chat_template_kwargs;
-    if (body.add_generation_prompt !== undefined && typeof body.add_generation_prompt !== 'boolean') {
-      throw badRequest('add_generation_prompt: Input should be a valid boolean', 'add_generation_prompt');
-    }
     tokens = [
       ...chatPrompt({
         messages: parseMessages(body.messages),
         tools: parseTools(body.tools),
-        addGenerationPrompt: body.add_generation_prompt ?? true,
+        ...generationPrompt(body),
         chatTemplateKwargs: isRecord(kwargs) ? kwargs : {},
       }).ids,
     ];

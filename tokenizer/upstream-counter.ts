@@ -17,6 +17,11 @@ import type { TokenCounter, TokenCounterLog } from './counter.js';
 
 export type TokenizeFlavor = 'vllm' | 'llama-server';
 
+/** The endpoints `tokenizer.upstream.flavor` defaults to: llama-server's in front of llama-server, else vLLM's (SGLang has them too). */
+export function tokenizeFlavorOf(upstreamFlavor: string | undefined): TokenizeFlavor {
+  return upstreamFlavor === 'llama-server' ? 'llama-server' : 'vllm';
+}
+
 export interface UpstreamCounterOptions {
   /** Where the tokenize endpoints live: the server's origin (its `/v1` base without `/v1`). */
   baseUrl: string;
@@ -152,6 +157,8 @@ function templateFields(input: PromptInput): Record<string, unknown> {
     messages: input.messages,
     add_generation_prompt: input.addGenerationPrompt ?? true,
   };
+  // A prefill: both vLLM's /tokenize and llama-server's /apply-template take vLLM's continuation switch.
+  if (input.continueFinalMessage === true) fields.continue_final_message = true;
   if (input.tools && input.tools.length > 0) fields.tools = input.tools;
   if (input.chatTemplateKwargs !== undefined) fields.chat_template_kwargs = input.chatTemplateKwargs;
   return fields;

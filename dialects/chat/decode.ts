@@ -1,6 +1,7 @@
 import type { ChatRequest } from '../../proxy/canonical.js';
 import type { DecodedRequest } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { markPrefill } from '../../proxy/prefill.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/chat-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
@@ -64,6 +65,8 @@ function canonical(request: ChatRequest & { max_completion_tokens?: number | nul
       message.role === 'developer' ? { ...message, role: 'system' } : message,
     );
   }
+  // A trailing assistant message is continued, as vLLM's continue_final_message and llama-server do it.
+  markPrefill(canonical);
   return canonical;
 }
 

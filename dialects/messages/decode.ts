@@ -1,6 +1,7 @@
 import type { ChatRequest } from '../../proxy/canonical.js';
 import type { DecodedRequest } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { markPrefill } from '../../proxy/prefill.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/messages-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
@@ -37,6 +38,7 @@ export function createMessagesDecoders(
       const request = validate(body);
       checkModel(request.model);
       const canonical = messagesToChat(request);
+      markPrefill(canonical);
       const blocks = cacheBlocks(request);
       if (blocks !== undefined) canonical.cache_blocks = blocks;
       return { request: canonical, echo: { stopSequences: request.stop_sequences ?? [] } };
@@ -59,7 +61,9 @@ export function createMessagesDecoders(
       }
       const request = validateCount(body);
       checkModel(request.model);
-      return messagesToChat(request);
+      const canonical = messagesToChat(request);
+      markPrefill(canonical);
+      return canonical;
     },
   };
 }

@@ -10,8 +10,17 @@ import type { UpstreamPool } from './pool.js';
 import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
 import { upstreamStatusError } from './upstream-errors.js';
-import { ChunkDecoder } from './chunk-decoder.js';
+import { AnswerDecoder } from './answer-decoder.js';
+import { answerPlan, type AnswerPlan } from './answer-plan.js';
+import { usageFromTimings } from './llama-timings.js';
+import { readMatchedStop } from './matched-stop.js';
+import { streamFields } from './running-usage.js';
+import { cutAtStops, StopMatcher } from './stop-matcher.js';
 import { ThinkingSeparator } from './thinking-separator.js';
+import { continuedPrefill } from '../prefill.js';
+import { PrefillEcho, stripPrefillEcho } from './prefill-echo.js';
+import { ReasoningTags, splitReasoningTags, tagPolicy, type ReasoningTagsMode, type TagPolicy } from './reasoning-tags.js';
+import { countCompletionReasoning, ReasoningCount } from './reasoning-count.js';
 import { upstreamCompletion } from './upstream-completion.js';
 import { UsageCheck } from './usage-check.js';
 
@@ -29,6 +38,12 @@ export interface ChatCallOptions {
   maxBodyBytes: number;
   /** `retry-after` of a 503 when every upstream connection stayed busy (the upstream's own, when it says). */
   retryAfterSeconds: number;
+  /** The fields that keep the caller's prompt cache apart on the upstream (`cache_salt`; cache-isolation.ts), over the client's. */
+  isolationFields?: (exchange: Exchange) => Readonly<Record<string, unknown>> | undefined;
+  /** Whether the upstream's cached tokens are the caller's own (its cache isolated); false: they count as plain input. Default true. */
+  trustCachedTokens?: boolean;
+  /** Raw `<think>` tags in the content moved to the reasoning (`upstream.reasoning_tags`, reasoning-tags.ts); default auto. */
+  reasoningTags?: ReasoningTagsMode;
 }
 
 /** The end of the chain: sends the canonical request to the upstream and yields its answer as canonical events. */
@@ -39,9 +54,11 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     refuseUnhandledSearch(request);
     const headers = forwardedHeaders(exchange, options.forwardHeaders);
     const call = exchange.trace && new CallSpan(exchange.trace, options.servedModel, headers);
+    const plan = answerPlan(request, options.fields);
     let response: UpstreamResponse;
     try {
-      response = await pool.post('/chat/completions', upstreamBody(request, options), {
+      const isolation = options.isolationFields?.(exchange);
+      response = await pool.post('/chat/completions', upstreamBody(request, options, isolation, plan), {
         signal: exchange.signal,
         headers,
       });
@@ -58,43 +75,71 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
       throw error;
     }
     // The request's child logger is made on first use: only a request whose usage is out of bounds needs it.
-    const usage = new UsageCheck(request, options.maxContextTokens, {
-      warn: (fields, message) => exchange.log.warn(fields, message),
-    });
+    const usage = new UsageCheck(
+      request,
+      options.maxContextTokens,
+      { warn: (fields, message) => exchange.log.warn(fields, message) },
+      options.trustCachedTokens,
+    );
     const separator = new ThinkingSeparator();
+    const tagging = tagPolicy(options.reasoningTags ?? 'auto', request, options.fields.thinkingPath !== undefined);
+    const tags = tagging && new ReasoningTags(tagging);
+    const reasoning = new ReasoningCount();
+    const echo = options.fields.prefill === 'echoed' ? continuedPrefill(request) : undefined;
+    const echoed = echo === undefined ? undefined : new PrefillEcho(echo);
+    const runningUsage = options.fields.runningUsage;
+    const stops = plan.stops !== undefined && plan.stops.length > 0 ? plan.stops : undefined;
     const events =
-      request.stream === true
+      plan.upstreamStream && !(plan.whole && answeredWhole(response))
         ? response.read(
-            new ChunkDecoder(options.maxEventBytes, (chunk) => {
-              separator.see(chunk);
-              usage.see(chunk);
+            new AnswerDecoder({
+              maxEventBytes: options.maxEventBytes,
+              see: (chunk) => {
+                if (runningUsage === 'timings_per_token') usageFromTimings(chunk);
+                readMatchedStop(chunk);
+                tags?.see(chunk);
+                echoed?.see(chunk);
+                separator.see(chunk);
+                usage.see(chunk);
+                reasoning.see(chunk);
+              },
+              stops: stops && new StopMatcher(stops, typeof request.n === 'number' ? request.n : 1),
+              whole: plan.whole
+                ? { maxBytes: options.maxBodyBytes, running: (checked) => (exchange.locals.runningUsage = checked) }
+                : undefined,
             }),
           )
-        : streamOf(completionEvents(response, usage, options.maxBodyBytes));
+        : streamOf(completionEvents(response, usage, options.maxBodyBytes, echo, tagging, stops));
     return call === undefined ? events : observe(events, call);
   };
 }
 
-const USAGE_ONLY = { include_usage: true } as const;
-const RUNNING_USAGE = { include_usage: true, continuous_usage_stats: true } as const;
+/** vLLM's and SGLang's switch for a prefill: the last turn left open, no new generation prompt (proxy/prefill.ts). */
+const CONTINUATION = { continue_final_message: true, add_generation_prompt: false } as const;
 
 /**
  * The request as the upstream gets it: the allowed fields only, its own model name, the client's thinking
- * switch in the server's own field, and usage always asked for on streams (metering needs it; the running
- * usage where the dialect asked and the server has it).
+ * switch in the server's own field, a stream where the plan reads one (answer-plan.ts), with the usage always
+ * asked for (metering needs it) and the running usage wherever the server has it (running-usage.ts).
  */
-function upstreamBody(request: ChatRequest, options: ChatCallOptions): string {
+function upstreamBody(
+  request: ChatRequest,
+  options: ChatCallOptions,
+  isolation: Readonly<Record<string, unknown>> | undefined,
+  plan: AnswerPlan,
+): string {
   const body: Record<string, unknown> = { model: options.servedModel };
   const passed = options.fields.passed;
   for (const field of Object.keys(request)) if (passed.has(field)) body[field] = request[field];
+  // After the client's fields: a client cannot pick another organization's cache (or a shared one).
+  if (isolation !== undefined) Object.assign(body, isolation);
   const path = options.fields.thinkingPath;
   if (request.enable_thinking !== undefined && path !== undefined) setPath(body, path, request.enable_thinking);
-  if (request.stream === true) {
-    body.stream_options =
-      options.fields.continuousUsage && request.stream_options?.continuous_usage_stats === true
-        ? RUNNING_USAGE
-        : USAGE_ONLY;
-  }
+  if (options.fields.prefill === 'continue-flag' && continuedPrefill(request) !== undefined)
+    Object.assign(body, CONTINUATION);
+  // The gateway matches them itself: the server would stop at one without saying which.
+  if (plan.stops !== undefined) delete body.stop;
+  if (plan.upstreamStream) Object.assign(body, { stream: true }, streamFields(options.fields.runningUsage));
   return JSON.stringify(body);
 }
 
@@ -136,13 +181,26 @@ function writeRetryAfter(exchange: Exchange, seconds: number): void {
   exchange.responseHeaders['retry-after-ms'] = String(seconds * 1000);
 }
 
+/** A server asked for a stream that answered with a body all the same: read as one. */
+function answeredWhole(response: UpstreamResponse): boolean {
+  const type = response.headers['content-type'];
+  return typeof type === 'string' && type.toLowerCase().startsWith('application/json');
+}
+
 /** A non-streamed answer: one completion event, read when the events are. */
 async function* completionEvents(
   response: UpstreamResponse,
   usage: UsageCheck,
   maxBytes: number,
+  echo: string | undefined,
+  tagging: TagPolicy | undefined,
+  stops: readonly string[] | undefined,
 ): AsyncGenerator<CompletionEvent> {
   const completion = upstreamCompletion(await response.text(maxBytes));
+  if (stops !== undefined) cutAtStops(completion, stops);
+  if (tagging !== undefined) splitReasoningTags(completion, tagging);
+  if (echo !== undefined) stripPrefillEcho(completion, echo);
   usage.seeCompletion(completion);
+  countCompletionReasoning(completion);
   yield { type: 'completion', completion };
 }

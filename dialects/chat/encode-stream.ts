@@ -103,19 +103,23 @@ export class ChatStreamEncoder implements StreamEncoder {
   }
 
   #openaiChunk(choices: ChatChunkChoice[], usage: ChatUsage | undefined): string {
-    if (choices.length === 0 && usage === undefined) return '';
-    const out = choices.map((choice) => {
+    const out: string[] = [];
+    for (const choice of choices) {
       let delta = cleanDelta(choice.delta);
       if (!this.#started.has(choice.index)) {
         this.#started.add(choice.index);
         delta = { role: 'assistant', content: '', ...delta };
-      }
+      } else if (isEmptyDelta(delta) && !choice.finish_reason && !choice.logprobs) continue;
       if (delta.tool_calls) this.#calledTool.add(choice.index);
       const finish = choice.finish_reason
         ? `"${chatFinishReason(choice.finish_reason, this.#calledTool.has(choice.index))}"`
         : 'null';
-      return `{"index":${choice.index},"delta":${stringifyDelta(delta)},"logprobs":${JSON.stringify(choice.logprobs ?? null)},"finish_reason":${finish}}`;
-    });
+      out.push(
+        `{"index":${choice.index},"delta":${stringifyDelta(delta)},"logprobs":${JSON.stringify(choice.logprobs ?? null)},"finish_reason":${finish}}`,
+      );
+    }
+    // A chunk with nothing the client sees (running usage it did not ask for, an emptied delta) is not sent.
+    if (out.length === 0 && usage === undefined) return '';
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';
     return sseFrame(null, `{${this.#head},"choices":[${out.join(',')}]${tail}}`);
   }
@@ -123,6 +127,10 @@ export class ChatStreamEncoder implements StreamEncoder {
 
 /** Compiled once: about 3× faster than JSON.stringify for the per-chunk delta (`npm run bench:serialize`). */
 const stringifyDelta = fastJson(deltaSchema);
+
+function isEmptyDelta(delta: ChatDelta): boolean {
+  return delta.content === undefined && delta.reasoning_content === undefined && delta.tool_calls === undefined;
+}
 
 /** The delta without empty fields (vLLM sends `tool_calls: []` beside text) and without the role. */
 function cleanDelta(delta: ChatDelta): ChatDelta {

@@ -129,7 +129,7 @@ export function responsesUsage(usage: ChatUsage | null | undefined): ResponsesUs
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
     output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
   };
   if (usage.web_search_requests !== undefined) result.web_search_requests = usage.web_search_requests;

@@ -2,7 +2,7 @@
 // billed for every round's prompt and completion, reported as one usage.
 import type { ChatUsage } from '../../proxy/canonical.js';
 
-/** a + b, field by field (cache reads and writes included); undefined only when both are. */
+/** a + b, field by field (cache reads and writes, reasoning tokens included); undefined only when both are. */
 export function addUsage(a: ChatUsage | undefined, b: ChatUsage | undefined): ChatUsage | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
@@ -27,5 +27,8 @@ export function addUsage(a: ChatUsage | undefined, b: ChatUsage | undefined): Ch
     }
     sum.prompt_tokens_details = details;
   }
+  const ra = a.completion_tokens_details?.reasoning_tokens;
+  const rb = b.completion_tokens_details?.reasoning_tokens;
+  if (ra !== undefined || rb !== undefined) sum.completion_tokens_details = { reasoning_tokens: (ra ?? 0) + (rb ?? 0) };
   return sum;
 }

@@ -19,7 +19,13 @@ import { cutAtStops, StopMatcher } from './stop-matcher.js';
 import { ThinkingSeparator } from './thinking-separator.js';
 import { continuedPrefill } from '../prefill.js';
 import { PrefillEcho, stripPrefillEcho } from './prefill-echo.js';
-import { ReasoningTags, splitReasoningTags, tagPolicy, type ReasoningTagsMode, type TagPolicy } from './reasoning-tags.js';
+import {
+  ReasoningTags,
+  splitReasoningTags,
+  tagPolicy,
+  type ReasoningTagsMode,
+  type TagPolicy,
+} from './reasoning-tags.js';
 import { countCompletionReasoning, ReasoningCount } from './reasoning-count.js';
 import { upstreamCompletion } from './upstream-completion.js';
 import { UsageCheck } from './usage-check.js';

@@ -1,11 +1,12 @@
 import type { CanonicalEvent, ChatChunk } from '../canonical.js';
 import { GatewayError } from '../errors.js';
 import { SseReader, SseTooLargeError, type EventSourceMessage } from '../sse.js';
+import { isEmptyChunk } from './empty-chunk.js';
 import type { BodyDecoder } from './upstream-response.js';
 
 /**
  * An upstream chat-completions SSE stream → canonical chunk events, decoded as the bytes arrive. `check`
- * sees (and may correct) each chunk before it goes on: the usage check.
+ * sees (and may correct) each chunk before it goes on: the usage check. A chunk left with nothing goes no further.
  */
 export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
   readonly #reader: SseReader;
@@ -56,7 +57,7 @@ export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
     const chunk = parseChunk(message.data);
     if (!this.#finished && chunk.choices.some((choice) => choice.finish_reason)) this.#finished = true;
     this.#check(chunk);
-    this.#emit({ type: 'chunk', chunk });
+    if (!isEmptyChunk(chunk)) this.#emit({ type: 'chunk', chunk });
   }
 }
 

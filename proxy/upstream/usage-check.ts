@@ -3,7 +3,8 @@
 // context, or output tokens beyond what the produced text can account for, is replaced by the gateway's
 // own count (prompt: the input estimate; output: the produced UTF-8 bytes / 3, as the meter estimates)
 // and logged at warn. Only the fields an upstream may report are kept: `web_search_requests` and
-// `cache_creation` are the gateway's to set, never the upstream's.
+// `cache_creation` are the gateway's to set, never the upstream's. Where the upstream's prompt cache is
+// shared between organizations, its `cached_tokens` are 0: plain input, not a read (cache-isolation.ts).
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from '../canonical.js';
 import { BYTES_PER_TOKEN, chunkBytes, completionBytes } from '../usage-watch.js';
@@ -18,21 +19,25 @@ interface ReportedUsage {
   prompt_tokens?: unknown;
   completion_tokens?: unknown;
   prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  completion_tokens_details?: { reasoning_tokens?: unknown } | null;
 }
 
 export class UsageCheck {
   readonly #request: ChatRequest;
   readonly #maxContextTokens: number;
   readonly #log: UpstreamErrorLog;
+  /** Whether `cached_tokens` can only be the caller's own (the upstream's cache isolated per organization, cache-isolation.ts). */
+  readonly #trustCachedTokens: boolean;
   /** Every token produces at least one byte, except the silent ones: the bound on output tokens. */
   #producedBytes = 0;
   #toolCalls = 0;
   #warned = false;
 
-  constructor(request: ChatRequest, maxContextTokens: number, log: UpstreamErrorLog) {
+  constructor(request: ChatRequest, maxContextTokens: number, log: UpstreamErrorLog, trustCachedTokens = true) {
     this.#request = request;
     this.#maxContextTokens = maxContextTokens;
     this.#log = log;
+    this.#trustCachedTokens = trustCachedTokens;
   }
 
   /** Counts what the chunk produced, then replaces its usage, if any, with the checked figures. */
@@ -75,12 +80,17 @@ export class UsageCheck {
     const cached = reported.prompt_tokens_details?.cached_tokens;
     if (cached !== undefined) {
       // The gateway has no count of the upstream's cache: none read is the safe figure (full input price).
-      if (isCount(cached, promptTokens)) checked.prompt_tokens_details = { cached_tokens: cached };
+      // A cache shared between organizations may have read another's prefix: not a read of this caller's.
+      if (!this.#trustCachedTokens) checked.prompt_tokens_details = { cached_tokens: 0 };
+      else if (isCount(cached, promptTokens)) checked.prompt_tokens_details = { cached_tokens: cached };
       else {
         replaced.push('cached_tokens');
         checked.prompt_tokens_details = { cached_tokens: 0 };
       }
     }
+    // Reasoning tokens are part of the completion's: a figure beyond it is dropped (the gateway counts its own).
+    const reasoning = reported.completion_tokens_details?.reasoning_tokens;
+    if (isCount(reasoning, completionTokens)) checked.completion_tokens_details = { reasoning_tokens: reasoning };
     if (replaced.length > 0) this.#warn(replaced, reported, checked);
     return checked;
   }

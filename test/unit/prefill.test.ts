@@ -5,6 +5,7 @@ import { createChatDecoder } from '../../dialects/chat/decode.js';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
 import type { ChatRequest } from '../../proxy/canonical.js';
 import { continuedPrefill, prefillText } from '../../proxy/prefill.js';
+import { upstreamFields } from '../../proxy/upstream/request-fields.js';
 
 const MODEL = 'qwen3-8b';
 const messages = createMessagesDecoders(MODEL, 8000);
@@ -65,5 +66,17 @@ t.test(
       { role: 'tool', tool_call_id: 'c', content: 'results' },
     );
     t.equal(continuedPrefill(request), undefined);
+  },
+);
+
+t.test(
+  'what each flavor does with a prefill: vLLM and SGLang are asked, llama-server echoes it, the others are left be',
+  async (t) => {
+    t.equal(upstreamFields('vllm', []).prefill, 'continue-flag');
+    t.equal(upstreamFields('sglang', []).prefill, 'continue-flag');
+    t.equal(upstreamFields('llama-server', []).prefill, 'echoed');
+    for (const flavor of ['tgi', 'ollama', 'openai'] as const)
+      t.equal(upstreamFields(flavor, []).prefill, 'as-is', flavor);
+    t.notOk(upstreamFields('vllm', ['prefill']).passed.has('prefill'), 'a gateway-side field, never sent as it is');
   },
 );

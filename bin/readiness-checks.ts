@@ -16,3 +16,8 @@ export function redisCheck(connected: () => boolean): ReadinessCheck {
     },
   };
 }
+
+/** Some upstream replica answers its health endpoint (`server.ready_checks_upstream`); unready while none does. */
+export function upstreamCheck(healthy: () => Promise<unknown>): ReadinessCheck {
+  return { name: 'upstream', probe: healthy };
+}

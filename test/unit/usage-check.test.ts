@@ -178,3 +178,27 @@ t.test("the gateway's own usage fields are never taken from the upstream", async
     prompt_tokens_details: { cached_tokens: 2 },
   });
 });
+
+t.test(
+  "where the upstream's prompt cache is shared between organizations, its cached tokens are plain input (0), silently",
+  async (t) => {
+    const { warnings, log } = logged();
+    const usage = new UsageCheck(request, MAX_CONTEXT, log, false);
+    const last = chunk('Once', {
+      prompt_tokens: 20,
+      completion_tokens: 1,
+      prompt_tokens_details: { cached_tokens: 16 },
+    });
+    usage.see(last);
+    t.same(last.usage, {
+      prompt_tokens: 20,
+      completion_tokens: 1,
+      total_tokens: 21,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
+    t.same(warnings, [], 'not a fault of the upstream: nothing logged');
+    const unreported = chunk('Once', { prompt_tokens: 20, completion_tokens: 1 });
+    new UsageCheck(request, MAX_CONTEXT, log, false).see(unreported);
+    t.same(unreported.usage, { prompt_tokens: 20, completion_tokens: 1, total_tokens: 21 }, 'no details made up');
+  },
+);

@@ -1,0 +1,42 @@
+// A small GET to the upstream outside the request path: what the gateway asks at start (the server's
+// kind, its context, its slots) and /ready's health probe. undici's request() on its global dispatcher
+// (already loaded for the pool; the global fetch() would load Node's own copy of undici, about 8 MB of
+// resident memory), never a replica's own connections: a probe must not wait behind the streams.
+import { request } from 'undici';
+import { readCappedText } from '../capped-text.js';
+
+export interface ProbeTarget {
+  /** The upstream's key, sent as `Authorization: Bearer` as on chat requests. */
+  apiKey: string | undefined;
+  /** The longest a probe may take, connecting included. */
+  timeoutMs: number;
+}
+
+/** A props object, a model list or a version: a few KB; a longer answer is not one of these. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The JSON a 200 answer holds; undefined for any other status, a body that is not JSON or too long, or no answer. */
+export async function getJson(url: string, target: ProbeTarget): Promise<unknown> {
+  try {
+    const response = await request(url, { headers: headersOf(target), signal: AbortSignal.timeout(target.timeoutMs) });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      return undefined;
+    }
+    const text = await readCappedText(response.body, MAX_BODY_BYTES);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The status of a GET, its body discarded; rejects when the upstream does not answer within the timeout. */
+export async function getStatus(url: string, target: ProbeTarget): Promise<number> {
+  const response = await request(url, { headers: headersOf(target), signal: AbortSignal.timeout(target.timeoutMs) });
+  await response.body.dump();
+  return response.statusCode;
+}
+
+function headersOf(target: ProbeTarget): Record<string, string> {
+  return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
+}

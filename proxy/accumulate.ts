@@ -87,7 +87,7 @@ export class CompletionAccumulator {
       }
       if (part.finish_reason) choice.finish_reason = part.finish_reason;
       if (part.stop_reason !== undefined && part.stop_reason !== null) choice.stop_reason = part.stop_reason;
-      if (part.logprobs) choice.logprobs = part.logprobs;
+      if (part.logprobs) choice.logprobs = joinedLogprobs(choice.logprobs, part.logprobs);
     }
   }
 
@@ -133,6 +133,19 @@ export class CompletionAccumulator {
     if (last?.type === type && (last.type !== 'text' || last.citations.length === 0)) last.text += text;
     else segments.push(type === 'text' ? { type, text, citations: [] } : { type, text });
   }
+}
+
+/** A stream's logprobs come a piece per chunk (`{content: [...]}`): the whole answer's are the pieces joined. */
+function joinedLogprobs(earlier: unknown, next: unknown): unknown {
+  const before = logprobsContent(earlier);
+  const after = logprobsContent(next);
+  return before !== undefined && after !== undefined ? { ...(next as object), content: [...before, ...after] } : next;
+}
+
+function logprobsContent(logprobs: unknown): unknown[] | undefined {
+  if (typeof logprobs !== 'object' || logprobs === null) return undefined;
+  const content = (logprobs as { content?: unknown }).content;
+  return Array.isArray(content) ? content : undefined;
 }
 
 /** A new canonical event type is a compile error here until the accumulator places it. */

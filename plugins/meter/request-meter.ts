@@ -4,12 +4,15 @@
 //   call's completion): settled with that usage, committed BEFORE the event goes on, so no client can
 //   have the end of a response whose ledger row is not yet on disk;
 // - the events ended without it, failed, or the client went away: settled at their end, before the
-//   reader sees it, with the last usage seen (vLLM's running usage), else an estimate (the input
-//   estimate and the produced output at 3 bytes a token); at zero cost when the upstream failed before
-//   any output, or never answered.
+//   reader sees it, with the last usage seen (the upstream's running usage, which the terminal asks for
+//   wherever the server has it), else an estimate (the input estimate and the produced output at 3 bytes
+//   a token); at zero cost when the upstream failed before any output, or never answered.
 // A client that leaves is metered by one rule in every dialect: the row's status is what the client
 // got (the response head's status if it went out, else 499), the cost what the upstream did (the
 // prompt once it accepted the request, plus the output produced; nothing if it had not answered yet).
+// A non-streamed answer is still whole in the gateway when its client leaves: the upstream did what its
+// last running usage says (the terminal reads the answer as a stream where the server reports one), and
+// nothing that the gateway knows of without it.
 import { asGatewayError } from '../../proxy/errors.js';
 import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
 import type { Exchange } from '../../proxy/exchange.js';
@@ -85,7 +88,7 @@ export class RequestMeter implements EventObserver {
     const status = this.#exchange.res.headersSent ? this.#exchange.res.statusCode : this.#statusOf(failure);
     // The upstream accepted the request (it answered before the events were returned): a client that
     // left pays the prompt and what was produced; an upstream failure before any output costs nothing.
-    const usage = !clientGone && !this.#answered ? NO_USAGE : this.#produced(watch);
+    const usage = clientGone ? this.#producedBeforeLeaving(watch) : this.#answered ? this.#produced(watch) : NO_USAGE;
     await this.#settleQuietly(usage, status);
   }
 
@@ -97,6 +100,16 @@ export class RequestMeter implements EventObserver {
       watch.outputTokens(),
       this.#exchange.locals.searches?.executed ?? 0,
     );
+  }
+
+  /**
+   * What a client that left pays: what the events showed, or for a non-streamed answer none of which was handed
+   * on yet, the upstream's last running usage (exchange.locals.runningUsage, set by the terminal), else nothing.
+   */
+  #producedBeforeLeaving(watch: UsageWatch): BilledUsage {
+    if (this.#streamed || this.#answered) return this.#produced(watch);
+    const running = this.#exchange.locals.runningUsage;
+    return running === undefined ? NO_USAGE : this.#billed(running);
   }
 
   /** Searches are counted by the search plugin in the exchange (else in the usage it emits), never both. */

@@ -1,6 +1,7 @@
 import type { ChatCompletion, ChatCompletionChoice, ChatToolCall } from '../canonical.js';
 import { GatewayError } from '../errors.js';
 import { contentAfterThinking } from './thinking-separator.js';
+import { reportedStop } from './matched-stop.js';
 
 /**
  * A non-streamed answer's body → the canonical completion: checked, and with only what a streamed
@@ -49,7 +50,8 @@ function canonicalChoice(choice: ChatCompletionChoice): ChatCompletionChoice {
   }
   if (calls && calls.length > 0) message.tool_calls = calls.map(canonicalCall);
   const canonical: ChatCompletionChoice = { index: choice.index, message, finish_reason: choice.finish_reason || null };
-  if (choice.stop_reason !== undefined && choice.stop_reason !== null) canonical.stop_reason = choice.stop_reason;
+  const stop = reportedStop(choice);
+  if (stop !== undefined) canonical.stop_reason = stop;
   if (choice.logprobs) canonical.logprobs = choice.logprobs;
   return canonical;
 }

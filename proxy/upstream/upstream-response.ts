@@ -15,6 +15,10 @@ export interface BodyDecoder<T> {
   end(emit: (item: T) => void): void;
   /** True once the items so far make a whole answer, so that a connection lost after them loses no output. */
   complete?(): boolean;
+  /** The answer is whole before the body's end (a stop string matched in the gateway): the rest is not read, the request is aborted. */
+  stopped?(): boolean;
+  /** The body ends early but the answer is whole (`complete` or `stopped`): the items still held go out. */
+  finish?(emit: (item: T) => void): void;
 }
 
 /**
@@ -44,6 +48,8 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   #aborted = false;
   /** Why the gateway aborted it when the upstream was to blame: data it could not decode. */
   #badData: Error | undefined = undefined;
+  /** The reader got its end before the body's: the decoder stopped it. */
+  #readerEnded = false;
   readonly #settled: (failure: Error | undefined) => void;
   /** The replica that answers (set by the pool). */
   replica: Replica | undefined = undefined;
@@ -78,7 +84,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#reader !== null) {
-      this.#decode(this.#reader.push, chunk);
+      if (this.#decode(this.#reader.push, chunk) && this.#reader.stopped()) this.#stopReading(this.#reader);
       return;
     }
     // Nobody reads yet: hold a little, then make the upstream wait rather than memory grow.
@@ -90,7 +96,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
     this.#done = true;
     this.#settled(undefined);
     const reader = this.#reader;
-    if (reader !== null && this.#decode(reader.end)) reader.finish();
+    if (reader !== null && !this.#readerEnded && this.#decode(reader.end)) reader.finish();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -127,11 +133,19 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
       fail: (error) => queue.fail(error),
       finish: () => queue.end(),
       complete: () => decoder.complete?.() ?? false,
+      stopped: () => decoder.stopped?.() ?? false,
+      wrapUp: () => decoder.finish?.(emit),
     };
     this.#reader = reader;
     const early = this.#early;
     this.#early = [];
-    for (const chunk of early) if (!this.#decode(reader.push, chunk)) return queue;
+    for (const chunk of early) {
+      if (!this.#decode(reader.push, chunk)) return queue;
+      if (reader.stopped()) {
+        this.#stopReading(reader);
+        return queue;
+      }
+    }
     if (this.#controller?.paused && !queue.producerPaused) this.#controller.resume();
     if (this.#error !== null) this.#broken(reader, this.#error);
     else if (this.#done && this.#decode(reader.end)) queue.end();
@@ -160,8 +174,16 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
 
   /** The connection failed under a reader: an error for it, unless it already has the whole answer (only the usage or [DONE] lost). */
   #broken(reader: Reader, error: Error): void {
-    if (reader.complete()) reader.finish();
-    else reader.fail(streamReadError(error));
+    if (this.#readerEnded) return;
+    if (!reader.complete()) reader.fail(streamReadError(error));
+    else if (this.#decode(reader.wrapUp)) reader.finish();
+  }
+
+  /** The decoder has the whole answer before the body's end: the reader ends, and the request is aborted (not a failure). */
+  #stopReading(reader: Reader): void {
+    this.#readerEnded = true;
+    if (this.#decode(reader.wrapUp)) reader.finish();
+    this.abort(new Error('the answer ended in the gateway (a stop string)'));
   }
 
   /** Runs a decoder step; a decoding error fails the reader and aborts the request. */
@@ -178,7 +200,7 @@ export class UpstreamResponse implements Dispatcher.DispatchHandler {
   }
 }
 
-function bodyTooLarge(maxBytes: number): GatewayError {
+export function bodyTooLarge(maxBytes: number): GatewayError {
   return new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', `The model server's answer exceeds ${maxBytes} bytes.`);
 }
 
@@ -189,4 +211,6 @@ interface Reader {
   fail(error: unknown): void;
   finish(): void;
   complete(): boolean;
+  stopped(): boolean;
+  wrapUp(): void;
 }

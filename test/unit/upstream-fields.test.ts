@@ -45,8 +45,18 @@ t.test('each flavor passes only what its server honours', async (t) => {
   t.notOk(upstreamFields('openai', []).passed.has('top_k'), 'OpenAI has no top_k');
   t.notOk(upstreamFields('tgi', []).passed.has('parallel_tool_calls'), 'TGI has no parallel_tool_calls');
   t.notOk(upstreamFields('ollama', []).passed.has('tool_choice'), "Ollama's OpenAI layer ignores tool_choice");
-  t.ok(upstreamFields('vllm', []).continuousUsage, 'vLLM streams a running usage');
-  t.notOk(upstreamFields('llama-server', []).continuousUsage);
+});
+
+t.test('each flavor reports a running usage its own way, or none', async (t) => {
+  t.equal(upstreamFields('vllm', []).runningUsage, 'continuous_usage_stats');
+  t.equal(upstreamFields('sglang', []).runningUsage, 'continuous_usage_stats');
+  t.equal(upstreamFields('llama-server', []).runningUsage, 'timings_per_token');
+  for (const flavor of ['tgi', 'ollama', 'openai'] as const) t.equal(upstreamFields(flavor, []).runningUsage, 'none');
+});
+
+t.test('only vLLM and SGLang say which stop string ended an answer', async (t) => {
+  for (const flavor of UPSTREAM_FLAVORS)
+    t.equal(upstreamFields(flavor, []).reportsStopSequence, flavor === 'vllm' || flavor === 'sglang', flavor);
 });
 
 t.test(

@@ -24,6 +24,16 @@ async function post(stack: Stack, path: string, body: object): Promise<Response>
   });
 }
 
+interface Message {
+  content: Array<{ type: string; text?: string }>;
+  usage: { input_tokens: number; cache_read_input_tokens?: number };
+}
+
+/** A JSON answer, typed as the test reads it. */
+async function jsonOf<T>(response: Promise<Response>): Promise<T> {
+  return (await (await response).json()) as T;
+}
+
 /** The text of a streamed message: its text_delta events, joined. */
 function streamedText(sse: string): string {
   let text = '';
@@ -46,7 +56,7 @@ function streamedChatText(sse: string): string {
   return text;
 }
 
-function messageText(body: { content: Array<{ type: string; text?: string }> }): string {
+function messageText(body: Message): string {
   return body.content
     .filter((block) => block.type === 'text')
     .map((block) => block.text)
@@ -91,9 +101,9 @@ t.test('in front of vLLM (the sim)', async (t) => {
   });
 
   t.test('the answer is the continuation only, streamed and not, on /v1/messages and chat', async (t) => {
-    const body = await (
-      await post(stack, '/v1/messages', { model: MODEL, max_tokens: 50, messages: conversation })
-    ).json();
+    const body = await jsonOf<Message>(
+      post(stack, '/v1/messages', { model: MODEL, max_tokens: 50, messages: conversation }),
+    );
     t.equal(messageText(body), 'Paris, of course.');
     const stream = await post(stack, '/v1/messages', {
       model: MODEL,
@@ -102,8 +112,10 @@ t.test('in front of vLLM (the sim)', async (t) => {
       messages: conversation,
     });
     t.equal(streamedText(await stream.text()), 'Paris, of course.');
-    const chat = await (await post(stack, '/v1/chat/completions', { model: MODEL, messages: conversation })).json();
-    t.equal(chat.choices[0].message.content, 'Paris, of course.');
+    const chat = await jsonOf<{ choices: Array<{ message: { content: string | null } }> }>(
+      post(stack, '/v1/chat/completions', { model: MODEL, messages: conversation }),
+    );
+    t.equal(chat.choices[0]?.message.content, 'Paris, of course.');
     const chatStream = await post(stack, '/v1/chat/completions', {
       model: MODEL,
       stream: true,
@@ -113,21 +125,15 @@ t.test('in front of vLLM (the sim)', async (t) => {
   });
 
   t.test('count_tokens of a prefill equals the prompt tokens of the call', async (t) => {
-    const counted = await (
-      await post(stack, '/v1/messages/count_tokens', { model: MODEL, messages: conversation })
-    ).json();
-    const answer = await (
-      await post(stack, '/v1/messages', { model: MODEL, max_tokens: 5, messages: conversation })
-    ).json();
-    const usage = answer.usage as { input_tokens: number; cache_read_input_tokens?: number };
+    const count = (messages: object[]): Promise<{ input_tokens: number }> =>
+      jsonOf(post(stack, '/v1/messages/count_tokens', { model: MODEL, messages }));
+    const counted = await count(conversation);
+    const { usage } = await jsonOf<Message>(
+      post(stack, '/v1/messages', { model: MODEL, max_tokens: 5, messages: conversation }),
+    );
     t.equal(counted.input_tokens, usage.input_tokens + (usage.cache_read_input_tokens ?? 0));
-    const closed = await (
-      await post(stack, '/v1/messages/count_tokens', {
-        model: MODEL,
-        messages: [...conversation, { role: 'user', content: 'More?' }],
-      })
-    ).json();
-    t.ok(closed.input_tokens > counted.input_tokens);
+    const asked = await count([...conversation, { role: 'user', content: 'More?' }]);
+    t.ok(asked.input_tokens > counted.input_tokens, 'a closed turn and a new question count more');
   });
 });
 
@@ -166,7 +172,7 @@ t.test('regression: a prefill is not echoed back on llama-server', async (t) => 
     { role: 'assistant', content: PREFILL },
   ];
 
-  const body = await (await post(stack, '/v1/messages', { model: MODEL, max_tokens: 50, messages })).json();
+  const body = await jsonOf<Message>(post(stack, '/v1/messages', { model: MODEL, max_tokens: 50, messages }));
   t.equal(messageText(body), CONTINUATION, 'not streamed');
   const stream = await post(stack, '/v1/messages', { model: MODEL, max_tokens: 50, stream: true, messages });
   t.equal(streamedText(await stream.text()), CONTINUATION, 'streamed');

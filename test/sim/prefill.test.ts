@@ -3,9 +3,10 @@
 // never repeats it.
 import t from 'tap';
 import { countChatTokens } from '../../sim/chat-prompt.js';
+import type { SimChatMessage } from '../../sim/chat-types.js';
 import { complete, postJson, simFor, streamChat, MODEL } from './sim-client.js';
 
-const messages = [
+const messages: SimChatMessage[] = [
   { role: 'user', content: 'echo: Paris.' },
   { role: 'assistant', content: 'The capital is' },
 ];

@@ -42,8 +42,11 @@ export async function startScriptedUpstream(
   return { baseUrl: `${urlOf(server)}/v1`, bodies, close: () => closeServer(server) };
 }
 
-/** A chunk as llama-server (llama.cpp de3ff81, `to_json_oaicompat_chat`) streams it: one choice, this delta. */
-export function llamaChunk(delta: object, finishReason: string | null = null): object {
+/**
+ * A chunk as llama-server (llama.cpp de3ff81, `to_json_oaicompat_chat`) streams it: one choice, this delta;
+ * with `timings_per_token` asked, the `timings` of the token it ends (prompt tokens processed, tokens generated).
+ */
+export function llamaChunk(delta: object, finishReason: string | null = null, timings?: [number, number]): object {
   return {
     choices: [{ finish_reason: finishReason, index: 0, delta }],
     created: 1_745_971_200,
@@ -51,6 +54,7 @@ export function llamaChunk(delta: object, finishReason: string | null = null): o
     model: 'tiny-qwen3.gguf',
     system_fingerprint: 'b1-de3ff81',
     object: 'chat.completion.chunk',
+    ...(timings === undefined ? {} : { timings: { cache_n: 0, prompt_n: timings[0], predicted_n: timings[1] } }),
   };
 }
 

@@ -12,7 +12,8 @@ import type { RunningGateway } from './start-gateway.js';
 
 const USAGE = `usage:
   gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
-  gateway sim [--config FILE] [--host H] [--port N]  run the reference upstream alone
+  gateway sim [--config FILE] [--host H] [--port N] [--flavor vllm|llama-server]
+                                                    run the reference upstream alone (sim.flavor: the server it plays)
   gateway migrate [--config FILE]                   bring the store's schema up to date (before a rollout)
 ${STORE_USAGE}`;
 
@@ -57,6 +58,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'sim') {
     const { startSim } = await import('../sim/server.js');
     const sim = loaded.config.sim;
+    const flavor = simFlavor(values.flavor) ?? sim.flavor ?? 'vllm';
     const running = await startSim({
       host: values.host ?? sim.host,
       port: values.port !== undefined ? Number(values.port) : sim.port,
@@ -65,9 +67,10 @@ async function main(argv: string[]): Promise<void> {
       itlMs: sim.itl_ms,
       outputTokens: sim.output_tokens,
       reasoningParser: sim.reasoning_parser ?? false,
+      flavor,
       ...(sim.api_key !== undefined ? { apiKey: sim.api_key } : {}),
     });
-    console.log(`reference upstream on ${running.url}/v1 serving '${loaded.config.model.upstream_name}'`);
+    console.log(`reference upstream (${flavor}) on ${running.url}/v1 serving '${loaded.config.model.upstream_name}'`);
     onSignal(() => running.close());
     return;
   }
@@ -111,6 +114,12 @@ async function main(argv: string[]): Promise<void> {
   throw new UsageError(`unknown command '${command}'\n${USAGE}`);
 }
 
+/** `--flavor`: the server the sim plays. */
+function simFlavor(value: string | undefined): 'vllm' | 'llama-server' | undefined {
+  if (value === undefined || value === 'vllm' || value === 'llama-server') return value;
+  throw new UsageError(`--flavor must be vllm or llama-server, got '${value}'`);
+}
+
 function parseCommandLine(argv: string[]) {
   try {
     return parseArgs({
@@ -120,6 +129,7 @@ function parseCommandLine(argv: string[]) {
         config: { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
+        flavor: { type: 'string' },
         member: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },

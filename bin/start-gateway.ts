@@ -107,6 +107,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       itlMs: config.sim.itl_ms,
       outputTokens: config.sim.output_tokens,
       reasoningParser: config.sim.reasoning_parser ?? false,
+      flavor: config.sim.flavor ?? 'vllm',
     });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');

@@ -139,6 +139,7 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
   if (env.GATEWAY_UPSTREAM_MODEL)
     assign('GATEWAY_UPSTREAM_MODEL', ['model', 'upstream_name'], env.GATEWAY_UPSTREAM_MODEL);
   if (env.GATEWAY_LOG_LEVEL) assign('GATEWAY_LOG_LEVEL', ['log', 'level'], env.GATEWAY_LOG_LEVEL);
+  if (env.GATEWAY_SIM_FLAVOR) assign('GATEWAY_SIM_FLAVOR', ['sim', 'flavor'], env.GATEWAY_SIM_FLAVOR);
   if (env.GATEWAY_DATA_DIR) assign('GATEWAY_DATA_DIR', ['data_dir'], env.GATEWAY_DATA_DIR);
   if (env.GATEWAY_DATABASE_URL) assign('GATEWAY_DATABASE_URL', ['store', 'url'], env.GATEWAY_DATABASE_URL);
   if (env.GATEWAY_REDIS_URL) assign('GATEWAY_REDIS_URL', ['redis', 'url'], env.GATEWAY_REDIS_URL);

@@ -221,6 +221,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         output_tokens: { type: 'integer', minimum: 1 },
         api_key: optional({ type: 'string' }),
         reasoning_parser: optional({ type: 'boolean' }),
+        flavor: optional({ type: 'string', enum: ['vllm', 'llama-server'] }),
       },
     },
     log: {

@@ -95,6 +95,8 @@ export interface GatewayConfig {
     api_key?: string;
     /** Play vLLM's `--reasoning-parser qwen3` (answers think first, unless a request switches it off); default false. */
     reasoning_parser?: boolean;
+    /** The server it plays: vLLM (default) or llama.cpp's llama-server (sim/README.md); GATEWAY_SIM_FLAVOR. */
+    flavor?: 'vllm' | 'llama-server';
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
   data_dir: string;

@@ -73,7 +73,8 @@ export function completionBody(gen: Generation, meta: ResponseMeta): ChatComplet
 export async function sendCompletion(
   res: ServerResponse,
   socket: Socket,
-  body: ChatCompletionBody,
+  /** The server's body (vLLM's ChatCompletionBody, or llama-server's). */
+  body: object,
   ttftMs: number,
   fault: SimFault,
   signal: AbortSignal,

@@ -114,11 +114,13 @@ export async function writeStream(
   chunks: readonly StreamChunk[],
   fault: SimFault,
   signal: AbortSignal,
+  /** What the `error` fault sends after its chunks, the stream's end included (the server's shape). */
+  errorEvent = '',
 ): Promise<boolean> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
   res.flushHeaders();
-  const broken = fault.kind === 'cut' || fault.kind === 'stall';
-  // A cut or stall never lets [DONE] through.
+  const broken = fault.kind === 'cut' || fault.kind === 'stall' || fault.kind === 'error';
+  // A cut, stall or error never lets [DONE] through.
   const limit = broken ? Math.min(fault.afterChunks ?? 0, chunks.length - 1) : chunks.length;
   let i = 0;
   while (i < limit) {
@@ -136,6 +138,10 @@ export async function writeStream(
   }
   if (fault.kind === 'stall') {
     await untilAborted(signal);
+    return false;
+  }
+  if (fault.kind === 'error') {
+    res.end(errorEvent);
     return false;
   }
   res.end();

@@ -34,10 +34,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, err: SimError): void {
-  sendJson(res, err.status, err.body());
-}
-
 /** Waits `ms`; false when the signal fired first. */
 export async function delay(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;

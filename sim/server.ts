@@ -1,25 +1,29 @@
-// The reference upstream: an OpenAI-compatible server that behaves like vLLM serving Qwen3
-// (see README.md for the routes, the generation rule, the options and the x-sim-* headers).
+// The reference upstream: an OpenAI-compatible server that behaves like vLLM serving Qwen3, or with
+// `flavor: 'llama-server'` like llama.cpp's llama-server (see README.md for the routes, the generation
+// rule, the options and the x-sim-* headers; flavor.ts for what the flavor decides).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleChat, type ChatContext } from './chat-handler.js';
 import { SimError } from './errors.js';
 import { checkFault, NO_FAULT, type SimFault } from './faults.js';
-import { parseJson, readBody, sendError, sendJson } from './http-io.js';
-import { modelList } from './models-handler.js';
-import { PrefixCache } from './prefix-cache.js';
+import type { RouteAnswer, ServedModel, SimFlavor, SimFlavorName } from './flavor.js';
+import { readBody, sendJson } from './http-io.js';
+import { llamaServerFlavor } from './llama-flavor.js';
 import { warmUp } from './qwen3-prompt.js';
 import { RequestLog, type RecordedRequest } from './request-log.js';
 import { StatsCounter, type SimStats } from './stats.js';
-import { detokenize, tokenize } from './tokenize-handler.js';
 import type { ReasoningField } from './usage.js';
+import { vllmFlavor } from './vllm-flavor.js';
 
 export type { SimFault } from './faults.js';
+export type { SimFlavorName } from './flavor.js';
 export type { RecordedRequest } from './request-log.js';
 export type { SimStats } from './stats.js';
 
 export interface SimOptions {
+  /** The server played: 'vllm' (default) or 'llama-server' (llama.cpp's, README "The llama-server flavor"). */
+  flavor?: SimFlavorName;
   /** Default '127.0.0.1'. */
   host?: string;
   /** Default 0 (ephemeral). */
@@ -34,8 +38,10 @@ export interface SimOptions {
   itlMs?: number;
   /** Length in tokens of a generated answer (its end-of-turn token included) unless max_tokens cuts it; default 24. */
   outputTokens?: number;
-  /** Default 32768; longer prompts are a 400, like vLLM. */
+  /** Default 32768; longer prompts are a 400, like vLLM (llama-server: the n_ctx of a slot). */
   maxModelLen?: number;
+  /** llama-server's parallel slots (`-np`): /props `total_slots`, and the prompt caches kept; default 4. */
+  slots?: number;
   /** Applies to every chat request unless x-sim-fault overrides it. */
   fault?: SimFault;
   /**
@@ -43,7 +49,7 @@ export interface SimOptions {
    * `chat_template_kwargs.enable_thinking: false`), streamed as reasoning deltas; default false (no parser).
    */
   reasoningParser?: boolean;
-  /** The reasoning field's name: `reasoning_content` (default; vLLM before 0.11, SGLang, llama-server) or `reasoning` (current vLLM). */
+  /** The reasoning field's name: `reasoning_content` (default; vLLM before 0.11, SGLang, llama-server) or `reasoning` (current vLLM); the llama-server flavor always says `reasoning_content`. */
   reasoningField?: ReasoningField;
   /** Load the tokenizer at start (default) rather than with the first request that needs it (~0.5 s, ~130 MB). */
   warmUp?: boolean;
@@ -68,10 +74,17 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   const host = options.host ?? '127.0.0.1';
   const servedModel = options.servedModel ?? 'Qwen/Qwen3-8B';
   const maxModelLen = whole('maxModelLen', options.maxModelLen ?? 32768, 1);
+  const flavor = flavorNamed(options.flavor ?? 'vllm');
+  const model: ServedModel = {
+    name: servedModel,
+    contextTokens: maxModelLen,
+    slots: whole('slots', options.slots ?? 4, 1),
+  };
   const ctx: ChatContext = {
+    flavor,
     servedModel,
     maxModelLen,
-    prefixCache: new PrefixCache(),
+    promptCache: flavor.promptCache(model.slots),
     defaults: {
       ttftMs: whole('ttftMs', options.ttftMs ?? 0, 0),
       itlMs: whole('itlMs', options.itlMs ?? 0, 0),
@@ -106,42 +119,21 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     const method = req.method ?? 'GET';
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const text = method === 'POST' || method === 'PUT' ? await readBody(req) : undefined;
-    const json = jsonOf(text);
+    const json = jsonOf(text, flavor);
     log.add({ method, path: req.url ?? '/', headers: { ...req.headers }, body: 'value' in json ? json.value : text });
     const body = (): unknown => {
       if ('error' in json) throw json.error;
       return json.value;
     };
 
-    if (
-      options.apiKey !== undefined &&
-      path.startsWith('/v1') &&
-      req.headers.authorization !== `Bearer ${options.apiKey}`
-    ) {
-      sendJson(res, 401, { error: 'Unauthorized' });
+    if (options.apiKey !== undefined && flavor.guarded(path) && !flavor.authorized(req.headers, options.apiKey)) {
+      sendJson(res, 401, flavor.unauthorized());
       return;
     }
-    switch (`${method} ${path}`) {
-      case 'POST /v1/chat/completions':
-        return chat(req, res, body);
-      case 'POST /tokenize':
-        return sendJson(res, 200, tokenize(body(), servedModel, maxModelLen));
-      case 'POST /detokenize':
-        return sendJson(res, 200, detokenize(body(), servedModel));
-      case 'GET /v1/models':
-        return sendJson(res, 200, modelList(servedModel, maxModelLen));
-      case 'GET /health':
-        res.writeHead(200, { 'content-length': 0 });
-        res.end();
-        return;
-      case 'GET /sim/stats':
-        return sendJson(res, 200, stats.snapshot());
-      default: {
-        const known = ['/v1/chat/completions', '/tokenize', '/detokenize', '/v1/models', '/health', '/sim/stats'];
-        if (known.includes(path)) sendJson(res, 405, { detail: 'Method Not Allowed' });
-        else sendJson(res, 404, { detail: 'Not Found' });
-      }
-    }
+    const key = `${method} ${path}`;
+    if (method === 'POST' && flavor.chatPaths.includes(path)) return chat(req, res, body);
+    if (key === 'GET /sim/stats') return sendJson(res, 200, stats.snapshot());
+    send(res, flavor.route(key, body, model) ?? flavor.notFound(method, path));
   }
 
   async function chat(req: IncomingMessage, res: ServerResponse, body: () => unknown): Promise<void> {
@@ -158,8 +150,11 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
       res.destroy();
       return;
     }
-    if (err instanceof SimError) sendError(res, err);
-    else sendError(res, new SimError(500, `Internal sim error: ${err instanceof Error ? err.message : String(err)}`));
+    const error =
+      err instanceof SimError
+        ? err
+        : new SimError(500, `Internal sim error: ${err instanceof Error ? err.message : String(err)}`);
+    sendJson(res, error.status, flavor.errorBody(error));
   }
 
   function listen(port: number): Promise<number> {
@@ -204,13 +199,29 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   };
 }
 
-/** The body parsed once: for the request log, and for the handler (which may answer a 400). */
-function jsonOf(text: string | undefined): { value: unknown } | { error: SimError } {
+/** The body parsed once: for the request log, and for the handler (which may answer its error). */
+function jsonOf(text: string | undefined, flavor: SimFlavor): { value: unknown } | { error: SimError } {
   try {
-    return { value: parseJson(text ?? '') };
+    return { value: flavor.parseBody(text ?? '') };
   } catch (err) {
     return { error: err instanceof SimError ? err : new SimError(400, String(err)) };
   }
+}
+
+function flavorNamed(name: SimFlavorName): SimFlavor {
+  if (name === 'vllm') return vllmFlavor;
+  if (name === 'llama-server') return llamaServerFlavor;
+  throw new TypeError(`startSim: flavor must be 'vllm' or 'llama-server', got ${String(name)}`);
+}
+
+/** A route's answer: its JSON body, or an empty one. */
+function send(res: ServerResponse, answer: RouteAnswer): void {
+  if (answer.body !== undefined) {
+    sendJson(res, answer.status, answer.body);
+    return;
+  }
+  res.writeHead(answer.status, { 'content-length': 0 });
+  res.end();
 }
 
 function whole(name: string, value: number, min: number): number {

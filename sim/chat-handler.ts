@@ -44,11 +44,11 @@ export async function handleChat(
     const status = knobs.fault.status ?? 500;
     throw new SimError(status, `Simulated upstream failure (x-sim-fault ${status}).`);
   }
-  const { request, prefill, reusesCache } = flavor.chatRequest(body());
+  const { request, prefill, reusesCache, cacheSalt } = flavor.chatRequest(body());
   flavor.checkModel(request.model, ctx.servedModel);
   const prompt = chatPrompt(request);
   const maxTokens = flavor.fitContext(prompt.ids.length, request.maxTokens, ctx.maxModelLen);
-  const admission = ctx.promptCache.admit(prompt.ids, reusesCache);
+  const admission = ctx.promptCache.admit(prompt.ids, reusesCache, cacheSalt);
   let complete = false;
   try {
     const answer = planAnswer(request, prompt, knobs.outputTokens, ctx.reasoningParser);

@@ -89,6 +89,15 @@ export function generationPrompt(body: Record<string, unknown>): {
   return { addGenerationPrompt: add ?? true, continueFinalMessage: continues };
 }
 
+/** vLLM's `cache_salt`: a non-empty string, or absent (null); anything else is its 400. */
+export function parseCacheSalt(body: unknown): string | null {
+  const salt = isRecord(body) ? body.cache_salt : undefined;
+  if (salt === undefined || salt === null) return null;
+  if (typeof salt !== 'string' || salt === '')
+    throw badRequest("Parameter 'cache_salt' must be a non-empty string if provided.", 'cache_salt');
+  return salt;
+}
+
 export function parseMessages(value: unknown): SimChatMessage[] {
   if (!Array.isArray(value)) throw badRequest('messages: Input should be a valid list', 'messages');
   if (value.length === 0) throw badRequest('messages: List should have at least 1 item', 'messages');

@@ -17,8 +17,11 @@ export const SIM_FLAVORS: readonly SimFlavorName[] = ['vllm', 'llama-server'];
 
 /** Prompt tokens a server keeps for the next request: vLLM's prefix cache, llama-server's slots. */
 export interface PromptCache {
-  /** `reuse` false: nothing cached is used (llama-server's `cache_prompt: false`). */
-  admit(promptIds: readonly number[], reuse: boolean): PromptAdmission;
+  /**
+   * `reuse` false: nothing cached is used (llama-server's `cache_prompt: false`). `salt`: vLLM's
+   * `cache_salt`, a prefix is reused only by requests with the same salt (or none with none).
+   */
+  admit(promptIds: readonly number[], reuse: boolean, salt: string | null): PromptAdmission;
 }
 
 export interface PromptAdmission {
@@ -35,6 +38,8 @@ export interface ChatReading {
   prefill: string | null;
   /** Whether cached prompt tokens may be used (llama-server's `cache_prompt`, default true). */
   reusesCache: boolean;
+  /** vLLM's `cache_salt`, which partitions its prefix cache; null without one (llama-server ignores it). */
+  cacheSalt: string | null;
 }
 
 /** What the routes beside chat completions describe. */

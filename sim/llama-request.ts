@@ -44,6 +44,7 @@ export function parseLlamaChatRequest(body: unknown): ChatReading {
     },
     prefill: prefill && last ? messageText(last.content) : null,
     reusesCache: read.cache_prompt !== false,
+    cacheSalt: null,
   };
 }
 

@@ -2,7 +2,7 @@
 // hermes`), its default; README.md describes every route and shape.
 import { randomUUID } from 'node:crypto';
 import { completionBody } from './chat-completion.js';
-import { parseChatRequest } from './chat-request.js';
+import { parseCacheSalt, parseChatRequest } from './chat-request.js';
 import { streamChunks } from './chat-stream.js';
 import { badRequest, SimError } from './errors.js';
 import type { PromptCache, SimFlavor } from './flavor.js';
@@ -39,7 +39,12 @@ export const vllmFlavor: SimFlavor = {
       : { status: 404, body: { detail: 'Not Found' } },
   parseBody: parseJson,
   errorBody: (err) => err.body(),
-  chatRequest: (body) => ({ request: parseChatRequest(body), prefill: null, reusesCache: true }),
+  chatRequest: (body) => ({
+    request: parseChatRequest(body),
+    prefill: null,
+    reusesCache: true,
+    cacheSalt: parseCacheSalt(body),
+  }),
   checkModel(model, servedModel) {
     if (model !== null && model !== servedModel) {
       throw new SimError(404, `The model \`${model}\` does not exist.`, 'model');
@@ -61,14 +66,14 @@ export const vllmFlavor: SimFlavor = {
   streamError: (err) => `data: ${JSON.stringify(err.body())}\n\ndata: [DONE]\n\n`,
 };
 
-/** Prompt blocks cached on admission, the answer's once it is complete (prefix-cache.ts). */
+/** Prompt blocks cached on admission, the answer's once it is complete (prefix-cache.ts), per cache_salt. */
 function prefixCache(cache: PrefixCache): PromptCache {
   return {
-    admit(promptIds) {
+    admit(promptIds, _reuse, salt) {
       return {
-        cachedTokens: cache.admit(promptIds),
+        cachedTokens: cache.admit(promptIds, salt),
         finish: (outputIds) => {
-          if (outputIds !== undefined) cache.complete(promptIds, outputIds);
+          if (outputIds !== undefined) cache.complete(promptIds, outputIds, salt);
         },
       };
     },

@@ -2,8 +2,8 @@
 // proxy/upstream/cache-isolation.ts): on vLLM each organization's requests carry a salt of its own, so
 // another organization's prefix is never reused (and its cached tokens are the caller's own: reads);
 // where the cache is shared, the upstream's cached tokens are neither billed nor shown as reads, and only
-// the organization's own registry entries (cache_control marks) are. The sim plays the upstream; its
-// reported cached tokens are set by x-sim-usage.
+// the organization's own registry entries (cache_control marks) are. The sim plays the upstream (its
+// prefix cache honours cache_salt as vLLM's does); x-sim-usage sets the cached tokens it reports.
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
@@ -24,7 +24,7 @@ interface Orgs {
 }
 
 async function orgsOn(t: Test, upstream: string, sim: Parameters<typeof startStack>[0] = {}): Promise<Orgs> {
-  const stack = await startStack({ ...sim, yaml: `upstream:\n${upstream}\n${CHAIN}` });
+  const stack = await startStack({ ...sim, yaml: `${upstream === '' ? '' : `upstream:\n${upstream}\n`}${CHAIN}` });
   t.teardown(() => stack.close());
   const store = await stack.store();
   const suffix = Math.random().toString(36).slice(2);
@@ -84,6 +84,22 @@ t.test(
       t.match(salt, /^[A-Za-z0-9_-]{32}$/);
       t.notOk(String(salt).includes(acme.id) || String(salt).includes(globex.id), 'no org id reaches the upstream');
     }
+  },
+);
+
+t.test(
+  'regression: vLLM’s prefix cache reused one organization’s prefix for another, billed as its cache read; with salts it reuses only the organization’s own',
+  async (t) => {
+    const { stack, store, acme, globex } = await orgsOn(t, '');
+    const long = { messages: [{ role: 'user', content: `Shared rules ${Math.random()}. `.repeat(30) }] };
+    await chat(stack, acme, long);
+    const own = await chat(stack, acme, long);
+    const read = own.usage.prompt_tokens_details?.cached_tokens ?? 0;
+    t.ok(read > 0, `the organization's own prefix is reused (${read} tokens)`);
+    t.equal((await ledgerRow(store.db, own.id))?.cache_read_tokens, read, 'and billed as its read');
+    const other = await chat(stack, globex, long);
+    t.equal(other.usage.prompt_tokens_details?.cached_tokens, 0, "another organization's is not");
+    t.equal((await ledgerRow(store.db, other.id))?.cache_read_tokens, 0);
   },
 );
 

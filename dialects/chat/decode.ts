@@ -1,6 +1,7 @@
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatMessage, ChatRequest } from '../../proxy/canonical.js';
 import type { DecodedRequest } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import { markPrefill } from '../../proxy/prefill.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/chat-request.json' with { type: 'json' };
@@ -65,9 +66,21 @@ function canonical(request: ChatRequest & { max_completion_tokens?: number | nul
       message.role === 'developer' ? { ...message, role: 'system' } : message,
     );
   }
+  canonical.messages = canonical.messages.map(withUpstreamCallIds);
   // A trailing assistant message is continued, as vLLM's continue_final_message and llama-server do it.
   markPrefill(canonical);
   return canonical;
+}
+
+/** The tool-call ids the client got in chat's form (`call_…`) go back as the server's own (proxy/tool-call-ids.ts). */
+function withUpstreamCallIds(message: ChatMessage): ChatMessage {
+  if (message.role === 'tool')
+    return { ...message, tool_call_id: upstreamToolCallId(CALL_PREFIX, message.tool_call_id) };
+  if (message.role !== 'assistant' || !message.tool_calls) return message;
+  return {
+    ...message,
+    tool_calls: message.tool_calls.map((call) => ({ ...call, id: upstreamToolCallId(CALL_PREFIX, call.id) })),
+  };
 }
 
 /** Spec rule 7: no web search (nor any other non-function tool) on this endpoint. Checked before the schema to say why. */

@@ -1,11 +1,16 @@
 import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../proxy/canonical.js';
+import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
 
 /** The chat-completions response body (spec 2.5): the upstream's completion under our id and the public model id. */
 export function encodeChatBody(completion: ChatCompletion, id: string, created: number, modelId: string): JsonObject {
   const choices = completion.choices.map((choice) => {
     const toolCalls = choice.message.tool_calls ?? [];
     const message: JsonObject = { role: 'assistant', content: choice.message.content ?? null };
-    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    if (toolCalls.length > 0)
+      message.tool_calls = toolCalls.map((call, n) => ({
+        ...call,
+        id: clientToolCallId(CALL_PREFIX, call.id, `${id}_${choice.index}_${n}`),
+      }));
     if (choice.message.reasoning_content) message.reasoning_content = choice.message.reasoning_content;
     return {
       index: choice.index,

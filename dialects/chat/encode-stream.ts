@@ -3,6 +3,7 @@ import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReaso
 import type { StreamEncoder, WireProfile } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
+import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
 import deltaSchema from '../../schemas/chat-delta.json' with { type: 'json' };
 import type { ChatEcho } from './decode.js';
 import { chatFinishReason, chatUsage } from './encode-body.js';
@@ -26,6 +27,8 @@ export class ChatStreamEncoder implements StreamEncoder {
   readonly #head: string;
   readonly #started = new Set<number>();
   readonly #calledTool = new Set<number>();
+  /** The tool calls begun, as `choice:call` (the first fragment of one carries its id). */
+  readonly #calls = new Set<string>();
   readonly #finish = new Map<number, FinishReason | null>();
   #usage: ChatUsage | null = null;
 
@@ -85,7 +88,7 @@ export class ChatStreamEncoder implements StreamEncoder {
       this.#started.add(index);
       out += this.#specDelta(index, { role: 'assistant', content: '' }, usage);
     }
-    const delta = cleanDelta(choice.delta);
+    const delta = this.#clientDelta(index, choice.delta);
     if (delta.tool_calls) this.#calledTool.add(index);
     if (delta.content !== undefined || delta.tool_calls !== undefined || delta.reasoning_content !== undefined) {
       out += this.#specDelta(index, delta, usage);
@@ -102,10 +105,25 @@ export class ChatStreamEncoder implements StreamEncoder {
     );
   }
 
+  /** The delta as the client gets it: without empty fields, each call's id in chat's form (proxy/tool-call-ids.ts). */
+  #clientDelta(choice: number, delta: ChatDelta): ChatDelta {
+    const clean = cleanDelta(delta);
+    if (!clean.tool_calls) return clean;
+    clean.tool_calls = clean.tool_calls.map((fragment) => {
+      const key = `${choice}:${fragment.index}`;
+      const first = !this.#calls.has(key);
+      if (first) this.#calls.add(key);
+      if (!first && !fragment.id) return fragment;
+      const generated = `${this.#options.id}_${choice}_${fragment.index}`;
+      return { ...fragment, id: clientToolCallId(CALL_PREFIX, fragment.id, generated) };
+    });
+    return clean;
+  }
+
   #openaiChunk(choices: ChatChunkChoice[], usage: ChatUsage | undefined): string {
     const out: string[] = [];
     for (const choice of choices) {
-      let delta = cleanDelta(choice.delta);
+      let delta = this.#clientDelta(choice.index, choice.delta);
       if (!this.#started.has(choice.index)) {
         this.#started.add(choice.index);
         delta = { role: 'assistant', content: '', ...delta };

@@ -1,4 +1,5 @@
 import type { ChatCompletion, JsonObject } from '../../proxy/canonical.js';
+import { clientToolCallId, TOOL_USE_PREFIX } from '../../proxy/tool-call-ids.js';
 import { parseToolInput } from './tool-input.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';
@@ -21,13 +22,14 @@ export function encodeMessagesBody(
     if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
   }
   const calls = choice?.message.tool_calls ?? [];
-  for (const call of calls)
+  calls.forEach((call, n) =>
     content.push({
       type: 'tool_use',
-      id: call.id,
+      id: clientToolCallId(TOOL_USE_PREFIX, call.id, `${id}_${n}`),
       name: call.function.name,
       input: parseToolInput(call.function.arguments),
-    });
+    }),
+  );
   const stop = stopReason(choice?.finish_reason, calls.length > 0, choice?.stop_reason, stopSequences);
   return {
     id,

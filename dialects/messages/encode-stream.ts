@@ -12,6 +12,7 @@ import type {
 import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
+import { clientToolCallId, TOOL_USE_PREFIX } from '../../proxy/tool-call-ids.js';
 import { renderMessagesError } from './errors.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';
@@ -34,6 +35,7 @@ type OpenBlock =
 
 /** A tool call as the upstream streams it, keyed on its index; `args` holds what is not sent yet. */
 interface ToolCall {
+  /** The upstream's id ('' while it sent none); the client sees it in the dialect's form (proxy/tool-call-ids.ts). */
   id: string;
   name: string;
   args: string;
@@ -126,6 +128,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
 
   #chunk(chunk: ChatChunk): string {
     if (chunk.usage) this.#usage = chunk.usage;
+    // message_start waits for a chunk with usage or output: llama-server's role chunk may carry neither,
+    // and its running usage comes with the next one (the prompt's real count, not 0).
+    if (!this.#started && !chunk.usage && !carriesOutput(chunk)) return '';
     let out = this.#started ? '' : this.#messageStart();
     const choice = chunk.choices[0];
     if (choice !== undefined) out += this.#choice(choice);
@@ -191,7 +196,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
     let call = this.#calls.get(fragment.index);
     if (call === undefined) {
       call = {
-        id: fragment.id ?? `toolu_${this.#options.id}_${fragment.index}`,
+        id: fragment.id ?? '',
         name: fragment.function?.name ?? '',
         args: '',
         all: '',
@@ -222,7 +227,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const start = frame('content_block_start', {
       type: 'content_block_start',
       index,
-      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+      content_block: {
+        type: 'tool_use',
+        id: clientToolCallId(TOOL_USE_PREFIX, call.id, `${this.#options.id}_${upstreamIndex}`),
+        name: call.name,
+        input: {},
+      },
     });
     return start + this.#flushArgs(call);
   }
@@ -263,6 +273,15 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (open.kind === 'none') throw new Error('a delta needs an open block');
     return frame('content_block_delta', { type: 'content_block_delta', index: open.index, delta });
   }
+}
+
+/** Whether the chunk has anything the message shows: text, thinking, a tool call, or its end. */
+function carriesOutput(chunk: ChatChunk): boolean {
+  return chunk.choices.some(
+    ({ delta, finish_reason: finish }) =>
+      Boolean(delta.content || delta.reasoning_content || delta.reasoning || finish) ||
+      (delta.tool_calls?.length ?? 0) > 0,
+  );
 }
 
 /** A new canonical event type is a compile error here until the encoder handles it. */

@@ -9,6 +9,7 @@ import {
   type ReplayedThinking,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { TOOL_USE_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import type {
   ContentBlock,
   MessageParam,
@@ -138,7 +139,11 @@ function assistantMessages(
     if (block.type === 'text') text.push(block as TextBlock);
     else if (block.type === 'tool_use') {
       const use = block as ToolUseBlock;
-      calls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input) } });
+      calls.push({
+        id: upstreamToolCallId(TOOL_USE_PREFIX, use.id),
+        type: 'function',
+        function: { name: use.name, arguments: JSON.stringify(use.input) },
+      });
     } else if (block.type === 'server_tool_use')
       calls.push(replayedCall(block as ContentBlock & Record<string, unknown>, param));
     else if (block.type === 'web_search_tool_result') {
@@ -169,7 +174,7 @@ function toolMessage(block: ToolResultBlock, param: string): ChatMessage {
           );
   return {
     role: 'tool',
-    tool_call_id: block.tool_use_id,
+    tool_call_id: upstreamToolCallId(TOOL_USE_PREFIX, block.tool_use_id),
     content: block.is_error === true ? `Error: ${content}` : content,
   };
 }

@@ -5,7 +5,7 @@ import { reasoningItem, reasoningItemId } from './reasoning.js';
 import {
   callItemId,
   codePoints,
-  fallbackCallId,
+  clientCallId,
   messageItem,
   messageItemId,
   responseObject,
@@ -38,7 +38,7 @@ export function encodeResponsesBody(completion: ChatCompletion, context: Respons
     output.push(
       callItem(context.tools?.get(call.function.name), {
         id: callItemId(context, n),
-        callId: call.id || fallbackCallId(context, n),
+        callId: clientCallId(context, call.id, n),
         name: call.function.name,
         arguments: call.function.arguments,
         status: outcome.status,

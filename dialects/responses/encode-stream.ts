@@ -20,7 +20,7 @@ import { reasoningItem, reasoningItemId } from './reasoning.js';
 import {
   callItemId,
   codePoints,
-  fallbackCallId,
+  clientCallId,
   messageItem,
   messageItemId,
   responseId,
@@ -334,7 +334,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         tool: this.#context.tools?.get(name),
         id: callItemId(this.#context, n),
         outputIndex: this.#items.length,
-        callId: fragment.id || fallbackCallId(this.#context, n),
+        callId: clientCallId(this.#context, fragment.id, n),
         name,
         arguments: '',
         status: 'in_progress',

@@ -1,5 +1,6 @@
 import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
+import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
 import type { ClientToolNames } from './client-tools.js';
 import type { ResponseOutcome } from './outcome.js';
 import { echoedReasoning, echoedSampling, echoedText, echoedTools } from './request-echo.js';
@@ -40,8 +41,12 @@ export const responseId = (context: ResponseContext): string => `resp_${context.
 export const messageItemId = (context: ResponseContext, n: number): string =>
   n === 0 ? `msg_${context.id}` : `msg_${context.id}_${n}`;
 export const callItemId = (context: ResponseContext, n: number): string => `fc_${context.id}_${n}`;
-/** A call id for an upstream that sent none (the client answers with it in `function_call_output`). */
-export const fallbackCallId = (context: ResponseContext, n: number): string => `call_${context.id}_${n}`;
+/**
+ * A call's id as the client sees it and answers with in `function_call_output`: the upstream's in the
+ * dialect's form (`call_…`, proxy/tool-call-ids.ts), or one made from the response's id when it sent none.
+ */
+export const clientCallId = (context: ResponseContext, upstreamId: string | undefined, n: number): string =>
+  clientToolCallId(CALL_PREFIX, upstreamId, `${context.id}_${n}`);
 
 export function messageItem(
   id: string,

@@ -8,6 +8,7 @@ import {
   type JsonObject,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import { customArguments, chatToolsOf } from './client-tools.js';
 import { shellArguments } from './call-items.js';
 import { SEARCH_TOOLS } from './refuse.js';
@@ -101,10 +102,10 @@ function chatMessages(request: ResponsesRequest): ChatMessage[] {
         break;
       case 'function_call_output':
       case 'custom_tool_call_output':
-        out.push({ role: 'tool', tool_call_id: item.call_id, content: textContent(item.output) });
+        out.push({ role: 'tool', tool_call_id: upstreamCallId(item.call_id), content: textContent(item.output) });
         break;
       case 'local_shell_call_output':
-        out.push({ role: 'tool', tool_call_id: item.call_id ?? item.id ?? '', content: item.output });
+        out.push({ role: 'tool', tool_call_id: upstreamCallId(item.call_id ?? item.id ?? ''), content: item.output });
         break;
       case 'web_search_call':
       case 'reasoning':
@@ -117,6 +118,11 @@ function chatMessages(request: ResponsesRequest): ChatMessage[] {
   return prompt === '' ? out : [{ role: 'system', content: prompt }, ...out];
 }
 
+/** A call id the client got (`call_…`) as the server's own (proxy/tool-call-ids.ts). */
+function upstreamCallId(id: string): string {
+  return upstreamToolCallId(CALL_PREFIX, id);
+}
+
 function textContent(content: string | InputTextPart[]): string | ChatContentPart[] {
   return typeof content === 'string' ? content : content.map((part) => ({ type: 'text', text: part.text }));
 }
@@ -127,7 +133,7 @@ function joinText(content: string | InputTextPart[]): string {
 
 /** A call of an earlier turn: calls of one turn follow its text (or each other), in the same assistant message. */
 function pushCall(out: ChatMessage[], id: string, name: string, args: string): void {
-  const call = { id, type: 'function' as const, function: { name, arguments: args } };
+  const call = { id: upstreamCallId(id), type: 'function' as const, function: { name, arguments: args } };
   const last = out.at(-1);
   if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
   else out.push({ role: 'assistant', content: null, tool_calls: [call] });

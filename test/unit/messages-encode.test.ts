@@ -125,6 +125,19 @@ t.test(
   },
 );
 
+t.test(
+  'regression: message_start carries the prompt tokens on llama-server (its role chunk has no usage, the next chunk its running usage)',
+  async (t) => {
+    const events = encode([
+      chunk({ role: 'assistant', content: null }),
+      chunk({ content: 'Hello' }, {}, { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 }),
+      chunk({}, { finish_reason: 'stop' }),
+    ]);
+    t.equal(events[0]!.data.type, 'message_start');
+    t.match(events[0]!.data.message, { usage: { input_tokens: 9, output_tokens: 0 } });
+  },
+);
+
 t.test('text streams as one text block with text_delta, then end_turn', async (t) => {
   const events = encode([
     chunk({ role: 'assistant', content: '' }),
@@ -189,7 +202,7 @@ t.test('a tool call whose first delta has empty arguments and whose arguments co
     chunk({}, { finish_reason: 'tool_calls' }),
   ]);
   assertWellFormed(t, events);
-  t.same(events[1]!.data.content_block, { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} });
+  t.same(events[1]!.data.content_block, { type: 'tool_use', id: 'toolu_call_1', name: 'get_weather', input: {} });
   t.same(toolInputs(events), [['get_weather', '{"city": "Paris"}']]);
   t.equal((events.at(-2)!.data.delta as { stop_reason: string }).stop_reason, 'tool_use');
 });
@@ -292,7 +305,7 @@ t.test(
       content: [
         { type: 'thinking', thinking: 'hm', signature: 'sig(hm)' },
         { type: 'text', text: 'Sure.' },
-        { type: 'tool_use', id: 'c1', name: 'get_weather', input: { city: 'Oslo' } },
+        { type: 'tool_use', id: 'toolu_c1', name: 'get_weather', input: { city: 'Oslo' } },
       ],
       stop_reason: 'tool_use',
       stop_sequence: null,

@@ -330,12 +330,13 @@ t.test('with the switch on: function tools, tool_choice, and a tool round trip i
       role: 'assistant',
       content: [{ type: 'text', text: 'Checking.' }],
       tool_calls: [
-        { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+        { id: '1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+        { id: '2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
       ],
     },
-    { role: 'tool', tool_call_id: 'call_1', content: 'Sunny' },
-    { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: 'Rain' }] },
+    // The call ids in the dialect's form (`call_…`) reach the upstream without it (proxy/tool-call-ids.ts).
+    { role: 'tool', tool_call_id: '1', content: 'Sunny' },
+    { role: 'tool', tool_call_id: '2', content: [{ type: 'text', text: 'Rain' }] },
   ]);
 });
 

@@ -100,16 +100,26 @@ t.test(
   },
 );
 
-t.test('streams always ask the upstream for usage, whatever the client sent in stream_options', async (t) => {
-  const received = await upstreamBodyOf(t, '/v1/chat/completions', {
-    ...hello,
-    stream: true,
-    stream_options: { include_usage: false, evil: 1 },
-  });
-  t.same(received.stream_options, { include_usage: true });
-  const plain = await upstreamBodyOf(t, '/v1/chat/completions', { ...hello, stream: false });
-  t.notOk('stream_options' in plain, 'none on a non-streamed request (vLLM refuses it there)');
-});
+t.test(
+  'streams always ask vLLM for the usage and the running usage, whatever the client sent in stream_options',
+  async (t) => {
+    const received = await upstreamBodyOf(t, '/v1/chat/completions', {
+      ...hello,
+      stream: true,
+      stream_options: { include_usage: false, evil: 1 },
+    });
+    t.same(received.stream_options, { include_usage: true, continuous_usage_stats: true });
+  },
+);
+
+t.test(
+  'a non-streamed request reaches vLLM as a stream with its running usage (the answer stays one body)',
+  async (t) => {
+    const plain = await upstreamBodyOf(t, '/v1/chat/completions', { ...hello, stream: false });
+    t.equal(plain.stream, true);
+    t.same(plain.stream_options, { include_usage: true, continuous_usage_stats: true });
+  },
+);
 
 t.test("the message dialect's top_k and running usage reach vLLM", async (t) => {
   const received = await upstreamBodyOf(t, '/v1/messages', {

@@ -4,8 +4,9 @@
 // - reasoning: `<think>` and one newline after it are markup; the text up to `</think>` is reasoning
 //   (the newline before the tag included); `</think>` and up to two newlines after it are markup, so
 //   the content starts with the answer itself;
-// - tool calls: a call's id and name go out when its first argument text does (or at the end), as a
-//   delta of their own; the id is 32 random-looking letters and digits;
+// - tool calls: a call's id, type and name go out in one delta with the first piece of its arguments
+//   (the parser sees the call once its arguments begin), or at the end; the id is 32 random-looking
+//   letters and digits;
 // - a trailing assistant message (prefill) that the server continues is part of the parsed text, so it
 //   comes back at the start of the content: in the first token's delta, and in the message;
 // - tokens that add no text (the end-of-turn token, markup, half a character) stream nothing.
@@ -47,8 +48,10 @@ export function llamaAnswer(
   let thinking = false;
   let thought = false;
   const unnamed = new Map<number, string>();
-  const header = (index: number, name: string): LlamaDelta => ({
-    tool_calls: [{ index, id: toolCallId(index), type: 'function', function: { name } }],
+  const header = (index: number, name: string, args: string): LlamaDelta => ({
+    tool_calls: [
+      { index, id: toolCallId(index), type: 'function', function: args ? { name, arguments: args } : { name } },
+    ],
   });
   const last = gen.deltas.length - 1;
   const steps = gen.deltas.map((delta, i): LlamaDelta[] => {
@@ -77,15 +80,16 @@ export function llamaAnswer(
         const args = call.function.arguments;
         if (!args) continue;
         const name = unnamed.get(call.index);
-        if (name !== undefined) {
-          out.push(header(call.index, name));
-          unnamed.delete(call.index);
-        }
-        out.push({ tool_calls: [{ index: call.index, function: { arguments: args } }] });
+        unnamed.delete(call.index);
+        out.push(
+          name === undefined
+            ? { tool_calls: [{ index: call.index, function: { arguments: args } }] }
+            : header(call.index, name, args),
+        );
       }
     }
     // At the end of the answer the parser names the calls it has not named yet.
-    if (i === last) for (const [index, name] of unnamed) out.push(header(index, name));
+    if (i === last) for (const [index, name] of unnamed) out.push(header(index, name, ''));
     return out;
   });
   return {

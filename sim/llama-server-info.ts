@@ -6,6 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { resolveModelFiles } from '../prompt/model-files.js';
 import type { ServedModel } from './flavor.js';
+import { randomAlphanumeric } from './random-id.js';
+
+/** Where media go in a prompt: random per server start, as get_media_marker() makes it. */
+const MEDIA_MARKER = `<__media_${randomAlphanumeric()}__>`;
 
 /** llama_build_info(): "b" + build number + "-" + commit. */
 export const LLAMA_BUILD_INFO = 'b1-de3ff81';
@@ -65,11 +69,12 @@ const DEFAULT_PARAMS = {
   n_keep: 0,
   n_discard: 0,
   ignore_eos: false,
-  stream: true,
+  stream: false,
   n_probs: 0,
   min_keep: 0,
-  chat_format: 'peg-native',
-  reasoning_format: 'auto',
+  // The server's sampling defaults, not a chat request's: no template format, no reasoning parser.
+  chat_format: 'Content-only',
+  reasoning_format: 'none',
   reasoning_in_content: false,
   generation_prompt: '',
   samplers: ['penalties', 'dry', 'top_n_sigma', 'top_k', 'typ_p', 'top_p', 'min_p', 'xtc', 'temperature'],
@@ -102,11 +107,11 @@ export function llamaProps(model: ServedModel): Record<string, unknown> {
     model_ftype: QWEN3_8B.ftype,
     model_path: model.name,
     modalities: { vision: false, video: false, audio: false },
-    media_marker: '<__media__>',
+    media_marker: MEDIA_MARKER,
     endpoint_slots: true,
     endpoint_props: false,
     endpoint_metrics: false,
-    ui: false,
+    ui: true,
     ui_settings: {},
     chat_template: chatTemplate(),
     chat_template_caps: CHAT_TEMPLATE_CAPS,
@@ -147,7 +152,7 @@ export function llamaModels(model: ServedModel): Record<string, unknown> {
     data: [
       {
         id: model.name,
-        aliases: [],
+        aliases: [model.name],
         tags: [],
         object: 'model',
         created: Math.floor(Date.now() / 1000),

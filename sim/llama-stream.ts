@@ -3,8 +3,8 @@
 // deltas; every later token sends its deltas (none for a token that adds nothing visible: markup, the
 // end-of-turn token); the end is a chunk with `delta: {}` and the finish reason (no `stop_reason`),
 // then, with `stream_options.include_usage`, the usage chunk (`choices: []`), then `data: [DONE]`. The
-// last chunk before [DONE] carries the slot's `timings`; with `timings_per_token: true` so does the
-// last chunk of every token. Chunks have no `logprobs`, and their fields come in llama-server's order.
+// last chunk before [DONE] carries the slot's `timings`, and so does the last chunk of the token that
+// completed a stop string; with `timings_per_token: true` so does the last chunk of every token. Chunks have no `logprobs`, and their fields come in llama-server's order.
 import type { StreamChunk } from './chat-stream.js';
 import type { ChatAnswer } from './flavor.js';
 import type { LlamaAnswer, LlamaDelta } from './llama-answer.js';
@@ -47,7 +47,9 @@ export function llamaStreamChunks(answer: ChatAnswer, view: LlamaAnswer): Stream
     if (i === 0) bodies.unshift(deltaChunk({ role: 'assistant', content: null }));
     const lastBody = bodies.at(-1);
     if (lastBody === undefined) return;
-    if (request.timingsPerToken) lastBody.timings = answerTimings(answer, i + 1);
+    // A stop string stops the slot before the token that completes it is sent, so that one has its timings too.
+    const stopped = i === view.steps.length - 1 && answer.gen.stopReason !== null;
+    if (request.timingsPerToken || stopped) lastBody.timings = answerTimings(answer, i + 1);
     // The first token leaves after the TTFT; a token that sent nothing still took its ITL.
     const delayMs = i === 0 ? answer.ttftMs : answer.itlMs * (i - lastSent);
     bodies.forEach((body, k) => out.push({ data: sse(body), delayMs: k === 0 ? delayMs : 0 }));

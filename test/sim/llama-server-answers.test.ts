@@ -27,6 +27,8 @@ t.test('no stop_reason: a stop string ends the answer with finish_reason stop, t
     'no chunk has a stop_reason',
   );
   t.equal(chunks.at(-1)?.choices[0]?.finish_reason, 'stop');
+  t.same(chunks.at(-2)?.choices[0]?.delta, { content: ' ' });
+  t.ok(chunks.at(-2)?.timings, 'the token that completed the stop string carries the timings, the slot being stopped');
 });
 
 t.test('include_stop_str_in_output is ignored: the stop string never reaches the text', async (t) => {
@@ -221,14 +223,19 @@ t.test('non-streamed tool calls: content "", the call with its id last, finish_r
   t.equal(body.choices[0]?.finish_reason, 'tool_calls');
 });
 
-t.test('a streamed tool call: its id and name in a delta of their own, then the arguments in pieces', async (t) => {
+t.test('a streamed tool call: its id and name come with the first piece of the arguments, then the rest', async (t) => {
   const sim = await llamaSimFor(t);
   const { chunks } = await llamaStream(sim, {
     tools: [WEATHER_TOOL],
     messages: [{ role: 'user', content: 'get_weather city=Paris' }],
   });
   const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-  t.same(calls[0], { index: 0, id: calls[0]?.id, type: 'function', function: { name: 'get_weather' } });
+  t.same(calls[0], {
+    index: 0,
+    id: calls[0]?.id,
+    type: 'function',
+    function: { name: 'get_weather', arguments: '{"' },
+  });
   t.ok(
     calls.slice(1).every((call) => call.id === undefined && call.function?.name === undefined),
     'later deltas carry arguments only',

@@ -345,3 +345,15 @@ t.test('cache_prompt false reuses nothing of the slot', async (t) => {
   t.equal(again.usage.prompt_tokens_details.cached_tokens, 0);
   t.equal(again.timings.cache_n, 0);
 });
+
+t.test(
+  'an answer that starts with a newline keeps it after the reasoning (the research model\'s "\\n" chunk)',
+  async (t) => {
+    const sim = await llamaSimFor(t, { reasoningParser: true });
+    const { chunks } = await llamaStream(sim, {
+      messages: [{ role: 'user', content: 'think: Let me think.\necho: \nHello world!' }],
+    });
+    const contents = chunks.map((c) => c.choices[0]?.delta.content).filter((c) => typeof c === 'string');
+    t.same(contents, ['\n', 'Hello', ' world', '!']);
+  },
+);

@@ -9,6 +9,7 @@ import { auditBalances } from '../../store/balance-audit.js';
 import type { Store } from '../../store/store.js';
 import { startSim, type RunningSim, type SimFlavorName } from '../../sim/server.js';
 import type { DialectName } from '../../proxy/dialect.js';
+import type { UpstreamFlavor } from '../../proxy/upstream/request-fields.js';
 import { ledgerRow, parseSse, PATHS } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 import { startUpstreamTap, type UpstreamTap } from '../helpers/upstream-tap.js';
@@ -32,9 +33,9 @@ interface Served {
   key: string;
 }
 
-/** A sim of `flavor`, the tap in front of it, and a metered gateway in front of the tap. */
-async function serve(flavor: SimFlavorName): Promise<Served> {
-  const sim = await startSim({ flavor, reasoningParser: true });
+/** A sim of `flavor`, the tap in front of it, and a metered gateway in front of the tap (for the gateway's `flavor`). */
+async function serve(simFlavor: SimFlavorName, flavor: UpstreamFlavor = simFlavor): Promise<Served> {
+  const sim = await startSim({ flavor: simFlavor, reasoningParser: true });
   const tap = await startUpstreamTap(sim.url);
   const stack = await startStack({
     upstreamUrls: [`${tap.url}/v1`],
@@ -50,12 +51,15 @@ async function serve(flavor: SimFlavorName): Promise<Served> {
 
 let llama: Served;
 let vllm: Served;
+/** The sim's vLLM taken for an OpenAI-compatible server that names no stop string and has no running usage. */
+let openai: Served;
 t.before(async () => {
   llama = await serve('llama-server');
   vllm = await serve('vllm');
+  openai = await serve('vllm', 'openai');
 });
 t.teardown(async () => {
-  for (const served of [llama, vllm]) {
+  for (const served of [llama, vllm, openai]) {
     await served.stack.close();
     await served.tap.close();
     await served.sim.close();
@@ -245,6 +249,22 @@ t.test('every dialect cuts the answer at a stop string on llama-server, streamed
   }
 });
 
+t.test(
+  'on a flavor with neither stop reports nor running usage (openai), the gateway matches the stop strings, streamed and not',
+  async (t) => {
+    for (const stream of [false, true]) {
+      const response = await post(openai, PATHS.messages, stopRequest('messages', stream));
+      const id = response.headers.get('x-request-id');
+      const answer = await messagesAnswer(response, stream);
+      t.match(answer, { stopReason: 'stop_sequence', stopSequence: STOP, text: 'alpha beta ' });
+      const upstream = upstreamBody(openai, id);
+      t.notOk('stop' in upstream);
+      t.equal(upstream.stream, true, 'a non-streamed request too is read as a stream, for the match');
+      t.match(await settledRow(openai, id), { status: 200 });
+    }
+  },
+);
+
 t.test('regression: an aborted llama-server stream is billed from its running usage', async (t) => {
   // The exact prompt: what llama-server reports for the same request, answered whole.
   const body = {
@@ -356,7 +376,7 @@ t.test(
 
 // Runs last.
 t.test('the books balance after every request here', async (t) => {
-  for (const served of [llama, vllm]) {
+  for (const served of [llama, vllm, openai]) {
     const held = await served.store.db.selectFrom('usage').select('id').where('state', '=', 'held').execute();
     t.same(held, [], 'no open hold');
     for (const audit of await auditBalances(served.store.db)) t.equal(audit.discrepancyMicros, 0);

@@ -42,7 +42,11 @@ export interface RunningLlamaServer {
   url: string;
   /** What it printed so far (the last 64 KiB). */
   output(): string;
+  /** Resolves with the first line it prints from now on that matches (its log says what it did: `cancel task`, …). */
+  printed(pattern: RegExp): Promise<string>;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash would end it, and the exit. */
+  kill(): Promise<void>;
 }
 
 /** Starts llama-server and resolves once it serves; rejects with its output if it exits or is not ready in time. */
@@ -66,15 +70,28 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Run
   ];
   const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let partialLine = '';
+  const awaited = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
+    const text = chunk.toString();
+    output = (output + text).slice(-OUTPUT_KEPT);
+    const lines = (partialLine + text).split('\n');
+    partialLine = lines.pop() ?? '';
+    for (const line of lines)
+      for (const waiter of awaited)
+        if (waiter.pattern.test(line)) {
+          awaited.delete(waiter);
+          waiter.resolve(line);
+        }
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const server: RunningLlamaServer = {
     url: `http://127.0.0.1:${options.port}`,
     output: () => output,
+    printed: (pattern) => new Promise((resolve) => awaited.add({ pattern, resolve })),
     stop: () => stop(child),
+    kill: () => kill(child),
   };
   try {
     await untilHealthy(server.url, child, options.readyTimeoutMs ?? 60_000);
@@ -113,4 +130,11 @@ async function stop(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
 }

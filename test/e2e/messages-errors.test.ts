@@ -5,7 +5,8 @@ import { startStack, type Stack } from '../helpers/stack.js';
 let stack: Stack;
 t.before(async () => {
   stack = await startStack({
-    yaml: 'server:\n  body_limit_bytes: 2048\nupstream:\n  forward_headers: [x-sim-fault, x-sim-ttft-ms]\n  first_byte_timeout_ms: 300\n',
+    // A non-streamed request reaches vLLM as a stream, whose head comes at once: the wait for its first token is the idle timeout's.
+    yaml: 'server:\n  body_limit_bytes: 2048\nupstream:\n  forward_headers: [x-sim-fault, x-sim-ttft-ms]\n  first_byte_timeout_ms: 300\n  idle_timeout_ms: 300\n',
   });
 });
 t.teardown(() => stack.close());

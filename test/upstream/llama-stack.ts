@@ -75,6 +75,10 @@ export interface LlamaStackOptions extends LlamaServerSettings {
   yaml?: string;
   /** A llama-server already running (a test that kills and restarts it starts its own). */
   llama?: RunningLlamaServer;
+  /** `upstream.flavor` as configured (default llama-server); null: unset, the gateway detects it. */
+  flavor?: string | null;
+  /** More `upstream:` settings, e.g. `cache_isolation: no_reuse`. */
+  upstream?: readonly string[];
 }
 
 /**
@@ -89,7 +93,10 @@ export async function startLlamaStack(t: Test, options: LlamaStackOptions = {}):
       'model:',
       `  upstream_name: ${MODEL_FILE}`,
       'upstream:',
-      '  flavor: llama-server',
+      // A key the gateway has anyway, so that the section is never empty.
+      '  api_key_env: GATEWAY_UPSTREAM_API_KEY',
+      options.flavor === null ? '' : `  flavor: ${options.flavor ?? 'llama-server'}`,
+      ...(options.upstream ?? []).map((line) => `  ${line}`),
       'dialects:',
       '  responses:',
       '    function_tools: true',

@@ -4,10 +4,16 @@
 import t from 'tap';
 import type { DialectName } from '../../proxy/dialect.js';
 import { CONTINUATION, SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
-import { askRaw } from './dialect-answers.js';
+import { askRaw, askSdk } from './dialect-answers.js';
 import { ledgerCheck, startLlamaStack, type LlamaStack } from './llama-stack.js';
 
 t.setTimeout(5 * 60_000);
+
+/** Each scenario over plain HTTP and through the real SDKs. */
+const CLIENTS = [
+  ['over HTTP', askRaw],
+  ['through the SDK', askSdk],
+] as const;
 
 let llama: LlamaStack;
 t.before(async () => {
@@ -98,24 +104,27 @@ for (const stream of [false, true]) {
       messages: 'max_tokens',
       responses: 'incomplete:max_output_tokens',
     };
-    for (const dialect of ['chat', 'messages', 'responses'] as const) {
-      const answer = await askRaw(llama.url, llama.key, { dialect, stream, thinking: false, maxTokens: 2 });
-      t.equal(answer.status, 200, JSON.stringify(answer.error));
-      t.equal(answer.ended, cut[dialect], dialect);
-      t.equal(answer.text, 'Hello world', `${dialect}: the two tokens`);
-      t.equal(answer.usage?.output, 2, `${dialect}: two output tokens`);
-    }
+    for (const [client, ask] of CLIENTS)
+      for (const dialect of ['chat', 'messages', 'responses'] as const) {
+        const answer = await ask(llama.url, llama.key, { dialect, stream, thinking: false, maxTokens: 2 });
+        t.equal(answer.status, 200, JSON.stringify(answer.error));
+        t.equal(answer.ended, cut[dialect], `${client}, ${dialect}`);
+        t.equal(answer.text, 'Hello world', `${client}, ${dialect}: the two tokens`);
+        t.equal(answer.usage?.output, 2, `${client}, ${dialect}: two output tokens`);
+      }
   });
 
   t.test(`a stop sequence ends the text and /v1/messages names it (${how})`, async (t) => {
-    const messages = await askRaw(llama.url, llama.key, { dialect: 'messages', stream, stop: ['world', 'zzz'] });
-    t.equal(messages.reasoning, SAYS.reasoning);
-    t.equal(messages.text, 'Hello ');
-    t.equal(messages.ended, 'stop_sequence');
-    t.equal(messages.stopSequence, 'world');
-    const chat = await askRaw(llama.url, llama.key, { dialect: 'chat', stream, stop: ['world'] });
-    t.equal(chat.text, 'Hello ');
-    t.equal(chat.ended, 'stop');
+    for (const [client, ask] of CLIENTS) {
+      const messages = await ask(llama.url, llama.key, { dialect: 'messages', stream, stop: ['world', 'zzz'] });
+      t.equal(messages.reasoning, SAYS.reasoning, client);
+      t.equal(messages.text, 'Hello ', client);
+      t.equal(messages.ended, 'stop_sequence', client);
+      t.equal(messages.stopSequence, 'world', client);
+      const chat = await ask(llama.url, llama.key, { dialect: 'chat', stream, stop: ['world'] });
+      t.equal(chat.text, 'Hello ', client);
+      t.equal(chat.ended, 'stop', client);
+    }
   });
 
   t.test(`regression: a stop sequence found in the reasoning does not cut it (${how})`, async (t) => {

@@ -20,6 +20,15 @@ if [ -x "$binary" ]; then
   exit 0
 fi
 
+# One build at a time per machine (test files start in parallel): the others wait, then find the binary.
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.build-lock"
+flock 9
+if [ -x "$binary" ]; then
+  echo "$binary"
+  exit 0
+fi
+
 for tool in cmake g++ git npm; do
   command -v "$tool" >/dev/null || { echo "build-llama-server: $tool is missing" >&2; exit 1; }
 done

@@ -203,9 +203,10 @@ async function* completionEvents(
   stops: readonly string[] | undefined,
 ): AsyncGenerator<CompletionEvent> {
   const completion = upstreamCompletion(await response.text(maxBytes));
-  if (stops !== undefined) cutAtStops(completion, stops);
+  // In the order of a stream's: the reasoning out of the text first, so that a stop string never cuts it.
   if (tagging !== undefined) splitReasoningTags(completion, tagging);
   if (echo !== undefined) stripPrefillEcho(completion, echo);
+  if (stops !== undefined) cutAtStops(completion, stops);
   usage.seeCompletion(completion);
   countCompletionReasoning(completion);
   yield { type: 'completion', completion };

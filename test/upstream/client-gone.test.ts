@@ -6,9 +6,9 @@ import type { DialectName } from '../../proxy/dialect.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
 import { requestLine } from '../helpers/stack.js';
 import { PATHS, requestBody } from './dialect-answers.js';
-import { ledgerCheck, startLlamaStack, type LlamaStack } from './llama-stack.js';
+import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
 
-t.setTimeout(5 * 60_000);
+t.setTimeout(TIER_TIMEOUT_MS);
 
 const DIALECTS: readonly DialectName[] = ['chat', 'messages', 'responses'];
 /** Far more than is read before the client leaves. */

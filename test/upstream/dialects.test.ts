@@ -5,9 +5,9 @@ import t, { type Test } from 'tap';
 import type { DialectName } from '../../proxy/dialect.js';
 import { SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
 import { askRaw, askSdk, type Answer, type Question } from './dialect-answers.js';
-import { ledgerCheck, startLlamaStack, type LlamaStack } from './llama-stack.js';
+import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
 
-t.setTimeout(10 * 60_000);
+t.setTimeout(TIER_TIMEOUT_MS);
 
 const DIALECTS: readonly DialectName[] = ['chat', 'messages', 'responses'];
 

@@ -5,9 +5,9 @@ import t from 'tap';
 import type { DialectName } from '../../proxy/dialect.js';
 import { CONTINUATION, SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
 import { askRaw, askSdk } from './dialect-answers.js';
-import { ledgerCheck, startLlamaStack, type LlamaStack } from './llama-stack.js';
+import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
 
-t.setTimeout(5 * 60_000);
+t.setTimeout(TIER_TIMEOUT_MS);
 
 /** Each scenario over plain HTTP and through the real SDKs. */
 const CLIENTS = [

@@ -15,6 +15,12 @@ import { runGateway } from '../helpers/gateway-process.js';
 import { orgWithKey } from '../helpers/org-key.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
+/**
+ * A tier file's time limit: its own scenarios take a minute or two, but on a machine without a cached
+ * llama-server the first file to start builds it (10–25 minutes on two cores; the others wait for it).
+ */
+export const TIER_TIMEOUT_MS = 40 * 60_000;
+
 /** The name llama-server serves the model under: the `-m` argument as given. */
 const MODEL_FILE = 'tiny-qwen3.gguf';
 

@@ -4,9 +4,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import t from 'tap';
-import { ledgerCheck, startLlamaStack, type LlamaStack } from './llama-stack.js';
+import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
 
-t.setTimeout(5 * 60_000);
+t.setTimeout(TIER_TIMEOUT_MS);
 
 let llama: LlamaStack;
 t.before(async () => {

@@ -6,9 +6,9 @@ import type { DialectName } from '../../proxy/dialect.js';
 import { llamaServerBinary, startLlamaServer, type RunningLlamaServer } from '../../upstream-tier/llama-server.js';
 import { freePort } from '../helpers/free-port.js';
 import { PATHS, requestBody } from './dialect-answers.js';
-import { ledgerCheck, startLlamaStack, tinyModelFile, type LlamaStack } from './llama-stack.js';
+import { ledgerCheck, startLlamaStack, tinyModelFile, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
 
-t.setTimeout(5 * 60_000);
+t.setTimeout(TIER_TIMEOUT_MS);
 
 const DIALECTS: readonly DialectName[] = ['chat', 'messages', 'responses'];
 

@@ -4,11 +4,11 @@
 import t from 'tap';
 import { SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
 import { askRaw } from './dialect-answers.js';
-import { ledgerCheck, startLlamaStack, startTinyLlama } from './llama-stack.js';
+import { ledgerCheck, startLlamaStack, startTinyLlama, TIER_TIMEOUT_MS } from './llama-stack.js';
 import { orgWithKey } from '../helpers/org-key.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
 
-t.setTimeout(5 * 60_000);
+t.setTimeout(TIER_TIMEOUT_MS);
 
 t.test('with upstream.flavor unset, the gateway finds llama-server and answers as with the flavor set', async (t) => {
   const llama = await startLlamaStack(t, { flavor: null });

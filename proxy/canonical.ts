@@ -65,6 +65,11 @@ export interface ChatRequest {
    * server repeats it; the token counters render the last turn open.
    */
   prefill?: string;
+  /**
+   * Gateway-side: the client's own field for `response_format` (`output_config.format`, `text.format`), named in
+   * the 400 of a server that cannot enforce it (proxy/upstream/structured-output.ts); absent: `response_format`.
+   */
+  response_format_param?: string;
   [field: string]: unknown;
 }
 

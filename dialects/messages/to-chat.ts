@@ -20,6 +20,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from './types.js';
+import { applyOutputConfig } from './output-config.js';
 import { referencedToolText } from './tool-reference.js';
 import { replayedThinking, thinkingSwitch } from './thinking.js';
 import { isSearchTool, replayedCall, replayedResult, webSearchOptions } from './web-search.js';
@@ -43,6 +44,7 @@ export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { 
   if (request.top_p !== undefined) chat.top_p = request.top_p;
   if (request.top_k !== undefined) chat.top_k = request.top_k;
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
+  applyOutputConfig(chat, request);
   const tools: ChatFunctionTool[] = [];
   request.tools?.forEach((tool, index) => {
     if (!isSearchTool(tool)) tools.push(chatTool(tool, index));
@@ -239,6 +241,7 @@ function chatTool(tool: ToolParam, index: number): ChatFunctionTool {
     );
   const fn: ChatFunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
   if (tool.description !== undefined) fn.description = tool.description;
+  if (tool.strict !== undefined) fn.strict = tool.strict;
   return { type: 'function', function: fn };
 }
 

@@ -36,6 +36,8 @@ export interface ToolParam {
   name: string;
   description?: string;
   input_schema?: Record<string, unknown>;
+  /** The tool's input must follow input_schema exactly (strict tool use). */
+  strict?: boolean;
 }
 
 export type ToolChoiceParam =
@@ -45,6 +47,20 @@ export type ToolChoiceParam =
 export interface ThinkingParam {
   type: 'enabled' | 'adaptive' | 'disabled';
   budget_tokens?: number;
+}
+
+/** A JSON output format: the answer's text is JSON following the schema. */
+export interface OutputFormat {
+  type: 'json_schema';
+  schema: Record<string, unknown>;
+}
+
+export type OutputEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** What the answer looks like (`format`) and how much the model spends on it (`effort`). */
+export interface OutputConfig {
+  format?: OutputFormat;
+  effort?: OutputEffort;
 }
 
 export interface MessagesRequest {
@@ -60,4 +76,7 @@ export interface MessagesRequest {
   tools?: ToolParam[];
   tool_choice?: ToolChoiceParam;
   thinking?: ThinkingParam;
+  output_config?: OutputConfig;
+  /** The older spelling of `output_config.format` (structured outputs beta). */
+  output_format?: OutputFormat;
 }

@@ -41,7 +41,10 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   if (request.frequency_penalty != null) chat.frequency_penalty = request.frequency_penalty;
   if (request.stream === true) chat.stream = true;
   const format = responseFormat(request.text?.format);
-  if (format !== undefined) chat.response_format = format;
+  if (format !== undefined) {
+    chat.response_format = format;
+    chat.response_format_param = 'text.format';
+  }
   (request.tools ?? []).forEach((tool, index) => {
     if (!isSearchTool(tool)) return;
     if (chat.web_search !== undefined)

@@ -16,6 +16,7 @@ import { usageFromTimings } from './llama-timings.js';
 import { readMatchedStop } from './matched-stop.js';
 import { streamFields } from './running-usage.js';
 import { cutAtStops, StopMatcher } from './stop-matcher.js';
+import { refuseUnenforcedFormat, upstreamEffort } from './structured-output.js';
 import { ThinkingSeparator } from './thinking-separator.js';
 import { continuedPrefill } from '../prefill.js';
 import { PrefillEcho, stripPrefillEcho } from './prefill-echo.js';
@@ -58,6 +59,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     const request = exchange.request;
     if (request === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'The request was not decoded.');
     refuseUnhandledSearch(request);
+    refuseUnenforcedFormat(request, options.fields);
     const headers = forwardedHeaders(exchange, options.forwardHeaders);
     const call = exchange.trace && new CallSpan(exchange.trace, options.servedModel, headers);
     const plan = answerPlan(request, options.fields);
@@ -141,6 +143,8 @@ function upstreamBody(
   if (isolation !== undefined) Object.assign(body, isolation);
   const path = options.fields.thinkingPath;
   if (request.enable_thinking !== undefined && path !== undefined) setPath(body, path, request.enable_thinking);
+  const effort = upstreamEffort(request, options.fields);
+  if (effort !== undefined) body.reasoning_effort = effort;
   if (options.fields.prefill === 'continue-flag' && continuedPrefill(request) !== undefined)
     Object.assign(body, CONTINUATION);
   // The gateway matches them itself: the server would stop at one without saying which.

@@ -20,6 +20,7 @@ export const GATEWAY_FIELDS: readonly string[] = [
   'enable_thinking',
   'thinking_replay',
   'prefill',
+  'response_format_param',
 ];
 
 /** Qwen3-style chat templates (Qwen3, DeepSeek V3.1's `thinking` aside) read this template argument. */
@@ -58,7 +59,17 @@ interface FlavorSpec {
   thinkingField?: string;
   /** How the server takes a prefill (a trailing assistant message the answer continues). */
   prefill: PrefillHandling;
+  /**
+   * Whether the server enforces `response_format` `json_schema` and `json_object` (constrained decoding). False: such
+   * a request is refused (structured-output.ts), never sent to be ignored.
+   */
+  enforcesFormats: boolean;
+  /** The `reasoning_effort` values the server takes; undefined: it has no such field (the thinking switch still goes). */
+  reasoningEfforts?: readonly string[];
 }
+
+/** vLLM's and SGLang's `reasoning_effort` (their request models' Literal). */
+const THREE_EFFORTS = ['low', 'medium', 'high'];
 
 /**
  * How a server takes a prefill, from its source: `continue-flag`, it continues the last turn when asked
@@ -82,6 +93,8 @@ const FLAVORS: Readonly<Record<UpstreamFlavor, FlavorSpec>> = {
     reportsStopSequence: true,
     thinkingField: TEMPLATE_SWITCH,
     prefill: 'continue-flag',
+    enforcesFormats: true,
+    reasoningEfforts: THREE_EFFORTS,
   },
   'llama-server': {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'top_k'],
@@ -89,6 +102,7 @@ const FLAVORS: Readonly<Record<UpstreamFlavor, FlavorSpec>> = {
     reportsStopSequence: false,
     thinkingField: TEMPLATE_SWITCH,
     prefill: 'echoed',
+    enforcesFormats: true,
   },
   sglang: {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user', 'top_k'],
@@ -96,24 +110,31 @@ const FLAVORS: Readonly<Record<UpstreamFlavor, FlavorSpec>> = {
     reportsStopSequence: true,
     thinkingField: TEMPLATE_SWITCH,
     prefill: 'continue-flag',
+    enforcesFormats: true,
+    reasoningEfforts: THREE_EFFORTS,
   },
   tgi: {
     fields: [...COMMON, 'tool_choice', 'logprobs', 'top_logprobs'],
     runningUsage: 'none',
     reportsStopSequence: false,
     prefill: 'as-is',
+    // Its chat endpoint takes guidance as tools only; its `response_format` is its own `{type: json, value}`.
+    enforcesFormats: false,
   },
   ollama: {
     fields: [...COMMON, 'logprobs', 'top_logprobs'],
     runningUsage: 'none',
     reportsStopSequence: false,
     prefill: 'as-is',
+    enforcesFormats: true,
   },
   openai: {
     fields: [...COMMON, 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'n', 'user'],
     runningUsage: 'none',
     reportsStopSequence: false,
     prefill: 'as-is',
+    enforcesFormats: true,
+    reasoningEfforts: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
   },
 };
 
@@ -127,6 +148,10 @@ export interface UpstreamFields {
   readonly prefill: PrefillHandling;
   /** The path of the field the thinking switch sets (e.g. `['chat_template_kwargs', 'enable_thinking']`); undefined: never sent. */
   readonly thinkingPath?: readonly string[];
+  /** The flavor, when its server cannot enforce a `response_format` schema: such a request is refused (structured-output.ts). */
+  readonly formatsUnenforcedBy?: UpstreamFlavor;
+  /** The `reasoning_effort` values sent on as they are; undefined: the field is never sent. */
+  readonly reasoningEfforts?: ReadonlySet<string>;
 }
 
 /** The flavor's thinking field, unless the operator names another (`upstream.thinking_field`; '' for none). */
@@ -147,6 +172,8 @@ export function upstreamFields(
     runningUsage: spec.runningUsage,
     reportsStopSequence: spec.reportsStopSequence,
     prefill: spec.prefill,
+    ...(spec.enforcesFormats ? {} : { formatsUnenforcedBy: flavor }),
+    ...(spec.reasoningEfforts ? { reasoningEfforts: new Set(spec.reasoningEfforts) } : {}),
   };
   return thinkingField ? { ...fields, thinkingPath: thinkingField.split('.') } : fields;
 }

@@ -24,7 +24,7 @@ import { createHttpServer } from '../proxy/http-server.js';
 import { attachSocketMode } from '../proxy/socket/socket-upgrade.js';
 import { listen, urlOf } from '../proxy/listen.js';
 import { createLogger } from '../proxy/log.js';
-import { modelsBody } from '../proxy/models.js';
+import { modelCatalogue } from '../proxy/models.js';
 import { Router } from '../proxy/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { CacheIsolator } from '../proxy/upstream/cache-isolation.js';
@@ -196,6 +196,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     modelAliases: config.model.aliases,
     contextTokens,
     messagesMaxTokens: config.dialects.messages.max_tokens,
+    messagesMaxTokensOverLimit: config.dialects.messages.max_tokens_over_limit,
     responsesFunctionTools: config.dialects.responses.function_tools,
   });
   // Every dialect is installed, so each is its own routes' error shape.
@@ -235,7 +236,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       },
     },
     connectionCap,
-    defaultWire: config.wire,
+    configuredWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
     thinkingSigner,
     inFlight,
@@ -243,7 +244,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     metrics,
     tracing,
     countTokens,
-    models: modelsBody({
+    models: modelCatalogue({
       id: config.model.id,
       aliases: config.model.aliases,
       displayName: config.model.display_name,
@@ -264,7 +265,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     chain,
     log,
     connectionCap,
-    defaultWire: config.wire,
+    configuredWire: config.wire,
     maxMessageBytes: config.server.body_limit_bytes,
     idleTimeoutMs: config.server.websocket_idle_ms,
     thinkingSigner,

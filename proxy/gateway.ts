@@ -7,9 +7,9 @@ import { AnswerWatch } from './answer-watch.js';
 import { readJsonBody, type BodyLimits } from './body.js';
 import { discardRestOfBody } from './body-discard.js';
 import type { Chain } from './chain.js';
-import type { ChatCompletion, ChatRequest, JsonObject } from './canonical.js';
+import type { ChatCompletion, ChatRequest } from './canonical.js';
 import type { ConnectionCap } from './connection-cap.js';
-import type { Dialect, WireProfile } from './dialect.js';
+import type { Dialect } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { traceExchange } from './exchange-trace.js';
@@ -23,7 +23,9 @@ import { printable } from './printable.js';
 import { nextRequestId } from './request-id.js';
 import { endExchange, endWithoutExchange } from './request-end.js';
 import { wireOf } from './wire-header.js';
+import { negotiatedWire, type WireSetting } from './wire-negotiation.js';
 import type { RouteMatch, Router } from './router.js';
+import { modelsDialectOf, type ModelCatalogue } from './models.js';
 
 /** What a connection over the cap is told to wait before retrying, in seconds. */
 const CONNECTIONS_RETRY_AFTER_S = 1;
@@ -38,8 +40,10 @@ export interface GatewayOptions {
   bodyLimits: BodyLimits;
   /** Connections over the cap get their first request refused (503). */
   connectionCap: ConnectionCap;
-  defaultWire: WireProfile;
-  models: JsonObject;
+  /** The config's `wire`: `auto` negotiates per request (docs/wire.md). */
+  configuredWire: WireSetting;
+  /** What GET /v1/models and GET /v1/models/{id} answer. */
+  models: ModelCatalogue;
   /** Keep-alive events on quiet streams, for dialects that have one. */
   pingIntervalMs: number;
   /** Signs thinking on the way out and verifies it when a client passes it back. */
@@ -66,7 +70,7 @@ export function createRequestListener(options: GatewayOptions): RequestListener 
 
 async function handle(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const id = nextRequestId();
-  const match = options.router.match(req.method ?? 'GET', req.url ?? '/');
+  const match = options.router.match(req.method ?? 'GET', req.url ?? '/', req.headers);
   const overCap = options.connectionCap.refuses(req.socket);
   if (!match.found || overCap) {
     refuse(options, req, res, id, match, overCap);
@@ -84,7 +88,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
     route,
     rootLog: options.log,
     signal: controller.signal,
-    wire: options.defaultWire,
+    wire: negotiatedWire(req.headers, options.configuredWire),
     thinkingSigner: options.thinkingSigner,
   });
   // The probes answer for the node, not for a caller: no span (a load balancer's every few seconds).
@@ -93,7 +97,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
   if (options.metrics !== undefined || exchange.trace !== undefined) exchange.answer = new AnswerWatch();
   let failure: GatewayError | undefined;
   try {
-    exchange.wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
+    exchange.wire = wireOf(req.headers, options.configuredWire);
     // The probes answer for the node, not for a caller: no plugin runs (no key, no rate limit, no ledger).
     if (route.kind !== 'health' && route.kind !== 'ready')
       for (const hook of options.chain.onRequest) await hook(exchange);
@@ -112,7 +116,15 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
         break;
       }
       case 'models':
-        sendJson(res, 200, exchange.responseHeaders, options.models);
+        sendJson(res, 200, exchange.responseHeaders, options.models.list);
+        break;
+      case 'model':
+        sendJson(
+          res,
+          200,
+          exchange.responseHeaders,
+          options.models.retrieve(match.modelId, modelsDialectOf(req.headers)),
+        );
         break;
       case 'generate':
         if (route.dialect === undefined) throw notEnabled(req);
@@ -158,7 +170,7 @@ function refuse(
   } else if (!match.found && match.reason === 'path') {
     error = new GatewayError('GW_ERR_ROUTE_NOT_FOUND', `Unknown endpoint: ${printable(`${req.method} ${path}`)}.`);
   } else {
-    error = new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}.`);
+    error = new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${printable(path)}.`);
   }
   sendError(res, match.found ? match.route.errors : match.errors, error, headers);
   if (!req.complete) discardRestOfBody(req, options.bodyLimits, startedAt);
@@ -170,7 +182,7 @@ function refuse(
       req,
       loggedPath: printable(path, MAX_LOGGED_PATH),
       route: match.found ? match.route : undefined,
-      wire: options.defaultWire,
+      wire: negotiatedWire(req.headers, options.configuredWire),
     },
     res.statusCode,
     startedAt,
@@ -250,7 +262,7 @@ function collect(events: EventStream): Promise<ChatCompletion> {
 function notEnabled(req: IncomingMessage): GatewayError {
   return new GatewayError(
     'GW_ERR_ROUTE_NOT_ENABLED',
-    `${req.method} ${req.url} is not enabled on this gateway yet; use POST /v1/chat/completions.`,
+    `${printable(`${req.method} ${req.url ?? '/'}`)} is not enabled on this gateway yet; use POST /v1/chat/completions.`,
   );
 }
 

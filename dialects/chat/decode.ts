@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest } from '../../proxy/canonical.js';
 import type { DecodedRequest } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import { markPrefill } from '../../proxy/prefill.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
@@ -31,9 +32,9 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
   );
   const checkModel = servedModelCheck(options.modelId, 'openai', options.modelAliases);
   return (body) => {
+    checkModel(body);
     refuseServerTools(body);
     const request = validate(body);
-    checkModel(request.model);
     const streamOptions = request.stream_options;
     return {
       request: canonical(request),
@@ -104,7 +105,7 @@ function refuseServerTools(body: unknown): void {
     const why =
       typeof type === 'string' && type.includes('search')
         ? 'Web search is not supported on /v1/chat/completions; use /v1/messages or /v1/responses with their search tool.'
-        : `Tool type '${String(type)}' is not supported on /v1/chat/completions; only 'function' tools are.`;
+        : `Tool type ${quoted(type)} is not supported on /v1/chat/completions; only 'function' tools are.`;
     throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', why, param);
   });
 }
@@ -116,7 +117,7 @@ function checkToolChoice(request: ChatRequest): void {
   if (!request.tools?.some((tool) => tool.function.name === name)) {
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',
-      `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`,
+      `Invalid value for 'tool_choice': no tool named ${quoted(name)} is in 'tools'.`,
       'tool_choice.function.name',
     );
   }

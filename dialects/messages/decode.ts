@@ -6,6 +6,7 @@ import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/messages-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
 import { cacheBlocks } from './cache-blocks.js';
+import { boundedMaxTokens, SPEC_MAX_TOKENS_POLICY, type MaxTokensPolicy } from './max-tokens.js';
 import { messagesToChat } from './to-chat.js';
 import type { MessagesRequest } from './types.js';
 
@@ -21,13 +22,19 @@ export interface MessagesDecoders {
   decodeCount(body: unknown): ChatRequest;
 }
 
-/** Compiles the validators once, with `max_tokens` bounded by the configured limit (spec: 1..8000). */
+/**
+ * Compiles the validators once. `max_tokens` is bounded by the configured limit (spec: 1..8000) after
+ * the schema, so the 400 of a request over it names the setting, or the request is served at the limit
+ * (`policy.overLimit: clamp`).
+ */
 export function createMessagesDecoders(
   modelId: string,
   maxTokensLimit: number,
   modelAliases: readonly string[] = [],
+  policy: MaxTokensPolicy = SPEC_MAX_TOKENS_POLICY,
 ): MessagesDecoders {
-  const validate = compileValidator<MessagesRequest>(withMaxima(schema, { max_tokens: maxTokensLimit }));
+  const validate = compileValidator<MessagesRequest>(withUnboundedMaxTokens());
+  const maxTokens = { ...policy, limit: maxTokensLimit };
   const validateCount = compileValidator<Omit<MessagesRequest, 'max_tokens'>>({
     ...withMaxima(schema, {}),
     required: ['model', 'messages'],
@@ -35,15 +42,16 @@ export function createMessagesDecoders(
   const checkModel = servedModelCheck(modelId, 'anthropic', modelAliases);
   return {
     decode(body) {
+      checkModel(body);
       const request = validate(body);
-      checkModel(request.model);
-      const canonical = messagesToChat(request);
+      const canonical = messagesToChat({ ...request, max_tokens: boundedMaxTokens(request.max_tokens, maxTokens) });
       markPrefill(canonical);
       const blocks = cacheBlocks(request);
       if (blocks !== undefined) canonical.cache_blocks = blocks;
       return { request: canonical, echo: { stopSequences: request.stop_sequences ?? [] } };
     },
     decodeCount(body) {
+      checkModel(body);
       if (typeof body === 'object' && body !== null) {
         const record = body as Record<string, unknown>;
         if (record.max_tokens !== undefined)
@@ -60,10 +68,17 @@ export function createMessagesDecoders(
           );
       }
       const request = validateCount(body);
-      checkModel(request.model);
       const canonical = messagesToChat(request);
       markPrefill(canonical);
       return canonical;
     },
   };
+}
+
+/** The schema with `max_tokens` an integer from 1 up, unbounded: boundedMaxTokens applies the limit. */
+function withUnboundedMaxTokens(): object {
+  const copy = withMaxima(schema, {});
+  const { maximum, ...maxTokens } = copy.properties.max_tokens;
+  void maximum;
+  return { ...copy, properties: { ...copy.properties, max_tokens: maxTokens } };
 }

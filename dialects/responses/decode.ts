@@ -31,9 +31,9 @@ export function createResponsesDecoder(
   );
   const checkModel = servedModelCheck(options.modelId, 'openai', options.modelAliases);
   return (body) => {
+    checkModel(body);
     refuseUnsupported(body, options.functionTools);
     const request = validate(body);
-    checkModel(request.model);
     const chat = responsesToChat(request);
     const thinking = thinkingSwitch(request.reasoning);
     if (thinking !== undefined) chat.enable_thinking = thinking;

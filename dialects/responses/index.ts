@@ -4,6 +4,7 @@ import { clientToolNames } from './client-tools.js';
 import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
 import { encodeResponsesBody } from './encode-body.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
+import { servedModelCheck } from '../served-model.js';
 import { responsesSocketMode } from './socket-mode.js';
 import type { ResponseContext } from './response-object.js';
 import type { ResponsesRequest } from './types.js';
@@ -25,6 +26,6 @@ export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect
     streamEncoder: (context, request) => new ResponsesStreamEncoder(contextOf(context, request)),
     encodeBody: (completion, context, request) => encodeResponsesBody(completion, contextOf(context, request)),
     renderError: renderChatError,
-    socket: responsesSocketMode,
+    socket: responsesSocketMode(servedModelCheck(options.modelId, 'openai', options.modelAliases)),
   };
 }

@@ -7,7 +7,13 @@ const CREATE = 'response.create';
 /** Message and field names are quoted back in errors up to this length. */
 const MAX_QUOTED = 64;
 
-export const responsesSocketMode: SocketMode = { open: () => new ResponsesConversation() };
+/**
+ * The WebSocket mode; `checkModel` is the decoder's served-model check, run on a `response.create`
+ * before its other fields (`generate`, `stream`, `previous_response_id`), as the decoder runs it first.
+ */
+export function responsesSocketMode(checkModel: (body: unknown) => void): SocketMode {
+  return { open: () => new ResponsesConversation(checkModel) };
+}
 
 /** The last response of the connection: its id, and the whole conversation it ended (its input, then its output). */
 interface LastResponse {
@@ -21,9 +27,14 @@ interface LastResponse {
  * OpenAI's WebSocket mode does with `store: false`; anything else is a 400 `previous_response_not_found`.
  */
 class ResponsesConversation implements SocketConversation {
+  readonly #checkModel: (body: unknown) => void;
   #last: LastResponse | undefined;
   /** The whole input of the request under way (the continued conversation, then its new items). */
   #input: unknown[] | undefined;
+
+  constructor(checkModel: (body: unknown) => void) {
+    this.#checkModel = checkModel;
+  }
 
   request(message: unknown): { body: unknown; generate: boolean } {
     if (!isRecord(message))
@@ -34,6 +45,7 @@ class ResponsesConversation implements SocketConversation {
         `Unknown message type ${quoted(message.type)}: the only one is '${CREATE}'.`,
         'type',
       );
+    this.#checkModel(message);
     const { type: _type, generate, previous_response_id: previous, stream, ...body } = message;
     if (generate !== undefined && typeof generate !== 'boolean')
       throw new GatewayError('GW_ERR_REQUEST_INVALID', "'generate' must be a boolean.", 'generate');

@@ -43,3 +43,34 @@ t.test('a known path with the wrong method is told apart from an unknown path', 
   const match = router.match('GET', '/v1/chat/completions');
   t.ok(!match.found && match.reason === 'method');
 });
+
+t.test('GET /v1/models/{id} names the model by the rest of the path, percent-decoded', async (t) => {
+  const cases: Array<[url: string, id: string]> = [
+    ['/v1/models/qwen3-8b', 'qwen3-8b'],
+    ['/v1/models/Qwen%2FQwen3-8B', 'Qwen/Qwen3-8B'],
+    ['/v1/models/Qwen/Qwen3-8B?beta=true', 'Qwen/Qwen3-8B'],
+    ['/v1/models/bad%E0%A4%A', 'bad%E0%A4%A'],
+  ];
+  for (const [url, id] of cases) {
+    const match = router.match('GET', url);
+    t.ok(match.found && match.route.kind === 'model' && match.route.path === '/v1/models/{id}', url);
+    t.equal(match.found && match.modelId, id, url);
+  }
+  t.ok(!router.match('GET', '/v1/models/').found, 'no id: no such endpoint');
+  const post = router.match('POST', '/v1/models/qwen3-8b');
+  t.ok(!post.found && post.reason === 'method');
+});
+
+t.test(
+  "GET /v1/models/{id} errors in the caller's shape: Anthropic's for anthropic-version or x-api-key",
+  async (t) => {
+    const shapeFor = (headers: Record<string, string>): unknown => {
+      const match = router.match('GET', '/v1/models/x', headers);
+      return match.found && errorShape(match.route.errors);
+    };
+    t.equal(shapeFor({}), 'chat');
+    t.equal(shapeFor({ authorization: 'Bearer k' }), 'chat');
+    t.equal(shapeFor({ 'anthropic-version': '2023-06-01' }), 'messages');
+    t.equal(shapeFor({ 'x-api-key': 'k' }), 'messages');
+  },
+);

@@ -4,13 +4,16 @@
 // `output_config.effort` as the canonical `reasoning_effort`.
 import type { ChatRequest } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
-import type { MessagesRequest, OutputEffort } from './types.js';
+import type { MessagesRequest } from './types.js';
 
 /** The schema's name upstream: Anthropic's format has none, OpenAI's `json_schema` needs one. */
 const FORMAT_NAME = 'output';
 
-/** Anthropic's effort as OpenAI's `reasoning_effort` (which has no `max`: its highest is `xhigh`). */
-const REASONING_EFFORT: Readonly<Record<OutputEffort, string>> = {
+/**
+ * Anthropic's effort as OpenAI's `reasoning_effort` (which has no `max`: its highest is `xhigh`). Another value
+ * (a level added later) is left out, as an unknown field is: a client's every request must not fail on it.
+ */
+const REASONING_EFFORT: Readonly<Record<string, string>> = {
   low: 'low',
   medium: 'medium',
   high: 'high',
@@ -23,8 +26,8 @@ export function applyOutputConfig(
   chat: ChatRequest,
   request: Pick<MessagesRequest, 'output_config' | 'output_format'>,
 ): void {
-  const current = request.output_config?.format;
-  const legacy = request.output_format;
+  const current = request.output_config?.format ?? undefined;
+  const legacy = request.output_format ?? undefined;
   if (current !== undefined && legacy !== undefined)
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',
@@ -40,5 +43,7 @@ export function applyOutputConfig(
     chat.response_format_param = current !== undefined ? 'output_config.format' : 'output_format';
   }
   const effort = request.output_config?.effort;
-  if (effort !== undefined) chat.reasoning_effort = REASONING_EFFORT[effort];
+  const reasoningEffort =
+    typeof effort === 'string' && Object.hasOwn(REASONING_EFFORT, effort) ? REASONING_EFFORT[effort] : undefined;
+  if (reasoningEffort !== undefined) chat.reasoning_effort = reasoningEffort;
 }

@@ -55,12 +55,10 @@ export interface OutputFormat {
   schema: Record<string, unknown>;
 }
 
-export type OutputEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
-
-/** What the answer looks like (`format`) and how much the model spends on it (`effort`). */
+/** What the answer looks like (`format`) and how much the model spends on it (`effort`: low, medium, high, xhigh, max). */
 export interface OutputConfig {
-  format?: OutputFormat;
-  effort?: OutputEffort;
+  format?: OutputFormat | null;
+  effort?: string | null;
 }
 
 export interface MessagesRequest {
@@ -78,5 +76,5 @@ export interface MessagesRequest {
   thinking?: ThinkingParam;
   output_config?: OutputConfig;
   /** The older spelling of `output_config.format` (structured outputs beta). */
-  output_format?: OutputFormat;
+  output_format?: OutputFormat | null;
 }

@@ -78,12 +78,23 @@ t.test("messages: tools[].strict becomes the canonical tool's function.strict", 
 });
 
 t.test(
-  'messages: output_config.effort becomes reasoning_effort (max as xhigh); the thinking switch stays thinking',
+  'messages: output_config.effort becomes reasoning_effort (max as xhigh, a level unknown here left out); the thinking switch stays thinking',
   async (t) => {
     for (const effort of ['low', 'medium', 'high', 'xhigh'])
       t.equal(decodeMessages({ output_config: { effort } }).reasoning_effort, effort, effort);
     t.equal(decodeMessages({ output_config: { effort: 'max' } }).reasoning_effort, 'xhigh');
-    t.equal(refusal(() => decodeMessages({ output_config: { effort: 'extreme' } })).status, 400);
+    t.equal(
+      decodeMessages({ output_config: { effort: 'extreme' } }).reasoning_effort,
+      undefined,
+      'a level unknown here is left out',
+    );
+    t.equal(decodeMessages({ output_config: { effort: 'toString' } }).reasoning_effort, undefined);
+    t.equal(
+      decodeMessages({ output_config: { effort: null, format: null }, output_format: null }).response_format,
+      undefined,
+      'null is not set',
+    );
+    t.equal(refusal(() => decodeMessages({ output_config: { effort: 3 } })).status, 400);
     const off = decodeMessages({ output_config: { effort: 'low' }, thinking: { type: 'disabled' } });
     t.equal(off.enable_thinking, false);
     t.equal(decodeMessages({ output_config: { effort: 'low' } }).enable_thinking, undefined);

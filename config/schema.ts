@@ -136,7 +136,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         reasoning_tags: optional({ type: 'string', enum: ['auto', 'open', 'off'] }),
       },
     },
-    wire: { type: 'string', enum: ['spec', 'openai'] },
+    wire: { type: 'string', enum: ['auto', 'spec', 'openai'] },
     dialects: {
       type: 'object',
       additionalProperties: false,
@@ -145,8 +145,11 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         messages: {
           type: 'object',
           additionalProperties: false,
-          required: ['max_tokens'],
-          properties: { max_tokens: { type: 'integer', minimum: 1 } },
+          required: ['max_tokens', 'max_tokens_over_limit'],
+          properties: {
+            max_tokens: { type: 'integer', minimum: 1 },
+            max_tokens_over_limit: { type: 'string', enum: ['reject', 'clamp'] },
+          },
         },
         responses: {
           type: 'object',

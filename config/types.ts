@@ -79,9 +79,14 @@ export interface GatewayConfig {
      */
     reasoning_tags?: 'auto' | 'open' | 'off';
   };
-  wire: 'spec' | 'openai';
+  /** `auto`: negotiated from the client's headers; `spec` or `openai`: forced (docs/wire.md). */
+  wire: 'auto' | 'spec' | 'openai';
   dialects: {
-    messages: { max_tokens: number };
+    messages: {
+      max_tokens: number;
+      /** A request over max_tokens: a 400 that names the setting (the spec's), or served at the limit. */
+      max_tokens_over_limit: 'reject' | 'clamp';
+    };
     responses: { function_tools: boolean };
   };
   plugins: PluginEntry[];

@@ -3,6 +3,7 @@
 import type { Dialect, DialectName } from '../proxy/dialect.js';
 import { createChatDialect } from './chat/index.js';
 import { createMessagesDialect } from './messages/index.js';
+import type { MaxTokensOverLimit } from './messages/max-tokens.js';
 import { createResponsesDialect } from './responses/index.js';
 
 export interface DialectOptions {
@@ -14,6 +15,8 @@ export interface DialectOptions {
   contextTokens: number;
   /** `dialects.messages.max_tokens`: the message dialect's own, lower ceiling. */
   messagesMaxTokens: number;
+  /** `dialects.messages.max_tokens_over_limit`; default reject (the spec's). */
+  messagesMaxTokensOverLimit?: MaxTokensOverLimit;
   /** `dialects.responses.function_tools`. */
   responsesFunctionTools: boolean;
 }
@@ -26,6 +29,10 @@ export function createDialects(options: DialectOptions): Readonly<Record<Dialect
       modelId,
       modelAliases,
       maxTokens: Math.min(options.messagesMaxTokens, contextTokens),
+      maxTokensPolicy: {
+        setBy: options.messagesMaxTokens <= contextTokens ? 'dialects.messages.max_tokens' : 'context',
+        overLimit: options.messagesMaxTokensOverLimit ?? 'reject',
+      },
     }),
     responses: createResponsesDialect({
       modelId,

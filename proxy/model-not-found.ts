@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.js';
+import { quoted } from './printable.js';
 
 /** How a vendor words "no such model": OpenAI's (chat, responses) or Anthropic's (messages). */
 export type ModelNotFoundWording = 'openai' | 'anthropic';
@@ -20,7 +21,7 @@ export function modelNotFound(requested: string, served: ServedIds, wording: Mod
       : `'${served.id}' (also named ${served.aliases.map((alias) => `'${alias}'`).join(', ')})`;
   const message =
     wording === 'anthropic'
-      ? `model: '${requested}' was not found; this gateway serves ${names}.`
-      : `The model '${requested}' does not exist; this gateway serves ${names}.`;
+      ? `model: ${quoted(requested)} was not found; this gateway serves ${names}.`
+      : `The model ${quoted(requested)} does not exist; this gateway serves ${names}.`;
   return new GatewayError('GW_ERR_MODEL_NOT_FOUND', message, 'model');
 }

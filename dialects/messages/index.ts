@@ -3,6 +3,7 @@ import { createMessagesDecoders, type MessagesEcho } from './decode.js';
 import { encodeMessagesBody } from './encode-body.js';
 import { MessagesStreamEncoder } from './encode-stream.js';
 import { renderMessagesError } from './errors.js';
+import type { MaxTokensPolicy } from './max-tokens.js';
 
 export interface MessagesDialectOptions {
   modelId: string;
@@ -10,11 +11,18 @@ export interface MessagesDialectOptions {
   modelAliases?: readonly string[];
   /** The largest `max_tokens` a request may ask for (the spec's 8000 by default). */
   maxTokens: number;
+  /** What sets that limit and what a request over it gets (default: the setting's, refused). */
+  maxTokensPolicy?: MaxTokensPolicy;
 }
 
 /** The message dialect (POST /v1/messages and POST /v1/messages/count_tokens). */
 export function createMessagesDialect(options: MessagesDialectOptions): Dialect<MessagesEcho> {
-  const decoders = createMessagesDecoders(options.modelId, options.maxTokens, options.modelAliases);
+  const decoders = createMessagesDecoders(
+    options.modelId,
+    options.maxTokens,
+    options.modelAliases,
+    options.maxTokensPolicy,
+  );
   return {
     name: 'messages',
     decode: (body) => decoders.decode(body),

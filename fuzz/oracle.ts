@@ -1,6 +1,6 @@
 // The oracle: what every answer to a fuzzed request must satisfy, judged against what the fuzzer knows of the
 // request (fuzz/facts.ts). No 5xx; every error in the route's dialect shape, as JSON, with x-request-id, and
-// never echoing the bytes of a body that is not JSON; a 200 that is the route's answer (streams: see
+// never echoing the bytes of a body that is not JSON, nor any control character; a 200 that is the route's answer (streams: see
 // stream-check.ts); no 2xx for a request that could not be served (no valid key, a type that is not JSON,
 // an encoding its bytes do not have, over the limit, not JSON); a few spec rules (count_tokens never 402 or
 // 429, a 429 has retry-after). Notes are worth a look but are not failures.
@@ -23,6 +23,10 @@ type Report = (kind: string, detail: string) => void;
 /** Characters a message should not carry: C0 controls (bar tab and newlines), DEL, and U+FFFD. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const BINARY_ECHO = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
+
+/** Control characters (C0, DEL, C1): no error message carries one, whatever the body was (values are quoted with escapes). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 export function judge(fuzzCase: FuzzCase, facts: CaseFacts, outcome: Outcome): Finding[] {
   const findings: Finding[] = [];
@@ -61,6 +65,8 @@ export function judge(fuzzCase: FuzzCase, facts: CaseFacts, outcome: Outcome): F
     const message = errorMessage(answer) ?? '';
     if (facts.sentBytesNotJson && BINARY_ECHO.test(message))
       fail('echoes-binary', `${status} message echoes bytes of the body: ${JSON.stringify(message.slice(0, 120))}`);
+    else if (CONTROL_CHARACTER.test(message))
+      fail('echoes-control', `${status} message carries a control character: ${JSON.stringify(message.slice(0, 120))}`);
     if (
       status === 401 &&
       ROUTES[route].errors === 'anthropic' &&

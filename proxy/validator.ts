@@ -2,6 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ajv } from '../validation/ajv.js';
 import { paramOf } from '../validation/field-path.js';
 import { GatewayError, type ErrorCode } from './errors.js';
+import { quoted } from './printable.js';
 
 /** A request validator compiled once at start; failures become a 400 that names the field. */
 export function compileValidator<T>(schema: object, code: ErrorCode = 'GW_ERR_REQUEST_INVALID'): (value: unknown) => T {
@@ -39,36 +40,36 @@ function describe(error: ErrorObject, code: ErrorCode): GatewayError {
   switch (error.keyword) {
     case 'required': {
       const param = paramOf(error.instancePath, String(params.missingProperty));
-      return new GatewayError(code, `Missing required field '${param}'.`, param);
+      return new GatewayError(code, `Missing required field ${quoted(param)}.`, param);
     }
     case 'additionalProperties': {
       const param = paramOf(error.instancePath, String(params.additionalProperty));
-      return new GatewayError(code, `Unknown field '${param}'.`, param);
+      return new GatewayError(code, `Unknown field ${quoted(param)}.`, param);
     }
     case 'type': {
       const param = paramOf(error.instancePath) || 'body';
       return new GatewayError(
         code,
-        `Invalid type for '${param}': expected ${String(params.type).replace(',', ' or ')}.`,
+        `Invalid type for ${quoted(param)}: expected ${String(params.type).replace(',', ' or ')}.`,
         param,
       );
     }
     case 'enum': {
       const param = paramOf(error.instancePath);
       const allowed = (params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
-      return new GatewayError(code, `Invalid value for '${param}': must be one of ${allowed}.`, param);
+      return new GatewayError(code, `Invalid value for ${quoted(param)}: must be one of ${allowed}.`, param);
     }
     case 'const': {
       const param = paramOf(error.instancePath);
       return new GatewayError(
         code,
-        `Invalid value for '${param}': must be ${JSON.stringify(params.allowedValue)}.`,
+        `Invalid value for ${quoted(param)}: must be ${JSON.stringify(params.allowedValue)}.`,
         param,
       );
     }
     default: {
       const param = paramOf(error.instancePath) || 'body';
-      return new GatewayError(code, `Invalid value for '${param}': ${error.message ?? 'not allowed'}.`, param);
+      return new GatewayError(code, `Invalid value for ${quoted(param)}: ${error.message ?? 'not allowed'}.`, param);
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   type ReplayedThinking,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 import { TOOL_USE_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import type {
   ContentBlock,
@@ -211,10 +212,10 @@ function joinText(blocks: TextBlock[]): string {
 function refuseBlock(block: ContentBlock, param: string): never {
   const why =
     block.type === 'image' || block.type === 'document'
-      ? `this model reads text only; '${block.type}' blocks are not supported`
+      ? `this model reads text only; ${quoted(block.type)} blocks are not supported`
       : block.type === 'server_tool_use' || block.type === 'web_search_tool_result'
         ? 'server tool blocks belong in assistant turns'
-        : `'${block.type}' blocks are not supported here`;
+        : `${quoted(block.type)} blocks are not supported here`;
   throw new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid block at '${param}': ${why}.`, `${param}.type`);
 }
 
@@ -224,12 +225,12 @@ function chatTool(tool: ToolParam, index: number): ChatFunctionTool {
     if (tool.type.startsWith('web_search_'))
       throw new GatewayError(
         'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
-        `The server tool '${tool.type}' needs web search, which is not enabled on this gateway.`,
+        `The server tool ${quoted(tool.type)} needs web search, which is not enabled on this gateway.`,
         param,
       );
     throw new GatewayError(
       'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
-      `The server tool '${tool.type}' is not supported; only client tools (name, description, input_schema) are.`,
+      `The server tool ${quoted(tool.type)} is not supported; only client tools (name, description, input_schema) are.`,
       param,
     );
   }
@@ -257,7 +258,7 @@ function applyToolChoice(
     if (!tools.some((tool) => tool.function.name === name) && !(search && name === SEARCH_FUNCTION_NAME)) {
       throw new GatewayError(
         'GW_ERR_REQUEST_INVALID',
-        `Invalid value for 'tool_choice': no tool named '${name}' is in 'tools'.`,
+        `Invalid value for 'tool_choice': no tool named ${quoted(name)} is in 'tools'.`,
         'tool_choice',
       );
     }

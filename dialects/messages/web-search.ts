@@ -10,6 +10,7 @@ import {
   type WebSearchOptions,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 import type { ContentBlock, ToolParam } from './types.js';
 import { checkSearchCallers } from './web-search-callers.js';
 
@@ -31,7 +32,7 @@ export function webSearchOptions(param: ToolParam, index: number): WebSearchOpti
   const invalid = (field: string, why: string): GatewayError =>
     new GatewayError('GW_ERR_REQUEST_INVALID', `Invalid value for '${at(field)}': ${why}.`, at(field));
   if (tool.name !== SEARCH_FUNCTION_NAME)
-    throw invalid('name', `the '${tool.type}' tool must be named '${SEARCH_FUNCTION_NAME}'`);
+    throw invalid('name', `the ${quoted(tool.type)} tool must be named '${SEARCH_FUNCTION_NAME}'`);
   const maxUses = tool.max_uses ?? DEFAULT_MAX_USES;
   if (typeof maxUses !== 'number' || !Number.isInteger(maxUses) || maxUses < 1 || maxUses > MAX_USES_LIMIT)
     throw invalid('max_uses', `must be an integer from 1 to ${MAX_USES_LIMIT}`);
@@ -40,7 +41,7 @@ export function webSearchOptions(param: ToolParam, index: number): WebSearchOpti
     max_uses: maxUses,
     context_size: 'medium',
     unavailable: {
-      message: `The server tool '${tool.type}' needs web search, which is not enabled on this gateway.`,
+      message: `The server tool ${quoted(tool.type)} needs web search, which is not enabled on this gateway.`,
       param: at('type'),
     },
   };
@@ -87,7 +88,7 @@ export function replayedCall(block: ContentBlock & Record<string, unknown>, para
   if (block.name !== SEARCH_FUNCTION_NAME) {
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',
-      `Invalid block at '${param}': the server tool '${String(block.name)}' is not supported; only '${SEARCH_FUNCTION_NAME}' is.`,
+      `Invalid block at '${param}': the server tool ${quoted(block.name)} is not supported; only '${SEARCH_FUNCTION_NAME}' is.`,
       `${param}.name`,
     );
   }

@@ -1,5 +1,6 @@
 import type { ChatFunctionTool, JsonObject } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 import { flatName, LOCAL_SHELL_FUNCTION } from './tool-names.js';
 import type { ClientToolParam, CustomToolParam, FunctionToolParam, ResponsesRequest } from './types.js';
 
@@ -45,7 +46,7 @@ export function chatToolsOf(tools: ResponsesRequest['tools'], reserved: Readonly
     if (earlier !== undefined && !(earlier && plain))
       throw new GatewayError(
         'GW_ERR_REQUEST_INVALID',
-        `Invalid value for '${param}': the model would see two tools named '${name}' (a namespace's functions are named '<namespace>__<name>'); tool names must be unique.`,
+        `Invalid value for '${param}': the model would see two tools named ${quoted(name)} (a namespace's functions are named '<namespace>__<name>'); tool names must be unique.`,
         param,
       );
     if (earlier === undefined) taken.set(name, plain);

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 
 /** Spec rule 10: the dialect keeps no state, so nothing can refer to an earlier response. */
 const STATELESS =
@@ -92,7 +93,7 @@ function refuseTool(tool: unknown, param: string, functionTools: boolean): void 
 function unsupported(type: string, param: string, allowed: string): never {
   throw new GatewayError(
     'GW_ERR_REQUEST_UNSUPPORTED_TOOL',
-    `Tool type '${type}' is not supported on /v1/responses (${param}); ${allowed}.`,
+    `Tool type ${quoted(type)} is not supported on /v1/responses (${param}); ${allowed}.`,
     param,
   );
 }

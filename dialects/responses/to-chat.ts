@@ -8,6 +8,7 @@ import {
   type JsonObject,
 } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import { customArguments, chatToolsOf } from './client-tools.js';
 import { shellArguments } from './call-items.js';
@@ -154,7 +155,7 @@ function toolChoice(
   if (!tools.some((tool) => tool.function.name === choice.name)) {
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',
-      `Invalid value for 'tool_choice': no tool named '${choice.name}' is in 'tools'.`,
+      `Invalid value for 'tool_choice': no tool named ${quoted(choice.name)} is in 'tools'.`,
       'tool_choice.name',
     );
   }

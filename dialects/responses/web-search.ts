@@ -2,6 +2,7 @@
 // `web_search`; the search plugin runs it, and without it the upstream call refuses it with the message below.
 import type { SearchUserLocation, WebSearchOptions } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
+import { quoted } from '../../proxy/printable.js';
 import type { WebSearchToolParam } from './types.js';
 
 /** The dialect has no `max_uses`; a request searches at most this often, as the message dialect's default. */
@@ -12,7 +13,7 @@ export function webSearchOptions(tool: WebSearchToolParam, index: number): WebSe
     max_uses: MAX_USES,
     context_size: tool.search_context_size ?? 'medium',
     unavailable: {
-      message: `Web search is not enabled on this gateway (no search plugin in its plugin chain), so the '${tool.type}' tool cannot be used.`,
+      message: `Web search is not enabled on this gateway (no search plugin in its plugin chain), so the ${quoted(tool.type)} tool cannot be used.`,
       param: `tools[${index}].type`,
     },
   };

@@ -17,6 +17,7 @@ import { endWithoutExchange } from '../request-end.js';
 import type { Route, Router } from '../router.js';
 import type { ThinkingSigner } from '../thinking-signer.js';
 import { wireOf } from '../wire-header.js';
+import { negotiatedWire, type WireSetting } from '../wire-negotiation.js';
 import { SocketSession } from './socket-session.js';
 
 export interface SocketModeOptions {
@@ -24,7 +25,8 @@ export interface SocketModeOptions {
   chain: Chain;
   log: Logger;
   connectionCap: ConnectionCap;
-  defaultWire: WireProfile;
+  /** The config's `wire`: `auto` negotiates from the upgrade request's headers (docs/wire.md). */
+  configuredWire: WireSetting;
   /** The largest request message (server.body_limit_bytes): a larger one closes the connection (1009). */
   maxMessageBytes: number;
   idleTimeoutMs: number;
@@ -99,7 +101,7 @@ async function upgrade(
   const headers: Record<string, string> = { 'x-request-id': id };
   let failure: GatewayError | undefined;
   let route: Route | undefined;
-  let wire = options.defaultWire;
+  let wire = negotiatedWire(req.headers, options.configuredWire);
   try {
     if (options.inFlight.draining)
       throw new GatewayError('GW_ERR_SERVER_SHUTTING_DOWN', 'This gateway node is shutting down; connect again.');
@@ -117,7 +119,7 @@ async function upgrade(
         : new GatewayError('GW_ERR_ROUTE_METHOD_NOT_ALLOWED', `${path} does not take WebSocket connections.`);
     }
     route = match.route;
-    wire = wireOf(req.headers['x-gateway-wire'], options.defaultWire);
+    wire = wireOf(req.headers, options.configuredWire);
     const controller = new AbortController();
     socket.once('close', () => controller.abort());
     const exchange = new Exchange({

@@ -201,4 +201,32 @@ for (const wire of ['spec', 'openai'] as const) {
   );
 }
 
+t.test(
+  'without the header, Codex works on the negotiated profile over HTTP, and gets openai over WebSocket mode',
+  async (t) => {
+    const org = await newOrg();
+    const overHttp = codexSetup(stack.baseURL, { key: org.key });
+    t.teardown(() => overHttp.remove());
+    const run = await overHttp.run('Say hello.');
+    t.equal(run.code, 0, 'codex exits 0 (HTTP)');
+    t.same(errors(run), []);
+    t.ok(run.finalMessage, 'an answer (HTTP)');
+    const overSocket = codexSetup(relay.baseURL, { key: org.key, websockets: true });
+    t.teardown(() => overSocket.remove());
+    const sockets = relay.sockets.length;
+    const socketRun = await overSocket.run('Say hello.');
+    t.equal(socketRun.code, 0, 'codex exits 0 (WebSocket)');
+    t.ok(socketRun.finalMessage, 'an answer (WebSocket)');
+    const socket = relay.sockets.at(-1)!;
+    t.equal(relay.sockets.length - sockets, 1, 'Codex opened one WebSocket');
+    t.equal(socket.headers['x-gateway-wire'], undefined, 'no profile header on the upgrade');
+    const deltas = textDeltas(socket);
+    t.ok(deltas.length > 0);
+    t.ok(
+      deltas.every((delta) => typeof delta.delta === 'string'),
+      'the events are in profile openai',
+    );
+  },
+);
+
 const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);

@@ -28,7 +28,7 @@ t.test('the embedded defaults load and validate on their own', async (t) => {
   const { config } = loadConfig(undefined, {});
   t.equal(config.server.port, 8080);
   t.same(config.upstream.urls, []);
-  t.equal(config.wire, 'spec');
+  t.equal(config.wire, 'auto', 'negotiated per request (docs/wire.md)');
 });
 
 t.test('a config file is merged over the defaults', async (t) => {

@@ -3,9 +3,9 @@
 // client anyway: chat's openai profile showed {"delta":{},"finish_reason":null} between the reasoning and
 // the text. A chunk left with nothing reaches no client, in any dialect.
 import t from 'tap';
+import { startScriptedStack } from '../helpers/scripted-stack.js';
 import { parseSse } from '../helpers/metered-answers.js';
-import { startStack } from '../helpers/stack.js';
-import { llamaStream, startScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { llamaStream } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -22,15 +22,7 @@ const ANSWER = [
 ];
 
 t.test('I10 regression: no empty chunk between the reasoning and the text, in any dialect', async (t) => {
-  const upstream = await startScriptedUpstream(() => ({ chunks: llamaStream(ANSWER, 'stop', [9, 11]) }));
-  const stack = await startStack({
-    yaml: 'model:\n  max_context_tokens: 4096\nupstream:\n  flavor: llama-server\n',
-    upstreamUrls: [upstream.baseUrl],
-  });
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await startScriptedStack(t, () => ({ chunks: llamaStream(ANSWER, 'stop', [9, 11]) }));
   const frames = async (path: string, body: Json, wire: string): Promise<Json[]> => {
     const response = await fetch(`${stack.gateway.url}${path}`, {
       method: 'POST',

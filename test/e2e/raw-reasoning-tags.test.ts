@@ -2,10 +2,11 @@
 // arrives inside `content`; every dialect still shows a thinking block / reasoning item, as with a parser
 // (upstream.reasoning_tags, proxy/upstream/reasoning-tags.ts). The answers are llama-server's, recorded
 // from the tiny Qwen3 of the upstream tier (I6 of shared/research/real-upstream-llama.md).
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { startScriptedStack } from '../helpers/scripted-stack.js';
 import { parseSse } from '../helpers/metered-answers.js';
-import { startStack, type Stack } from '../helpers/stack.js';
-import { llamaBody, llamaStream, startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import type { Stack } from '../helpers/stack.js';
+import { llamaBody, llamaStream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -13,26 +14,25 @@ const THINKING_TOKENS = ['<think>', 'Let', ' me', ' think', '.', '</think>', '\n
 /** With thinking off llama-server echoes the template's forced empty block into the content. */
 const ECHOED = ['<think>\n\n</think>\n\nHello', ' world', '!'];
 
-async function start(yaml = ''): Promise<{ stack: Stack; upstream: ScriptedUpstream }> {
-  const upstream = await startScriptedUpstream((body) => {
-    const thinking = (body.chat_template_kwargs as Json | undefined)?.enable_thinking !== false;
-    const tokens = thinking ? THINKING_TOKENS : ECHOED;
-    const usage: [number, number] = thinking ? [9, 11] : [13, 3];
-    return body.stream === true
-      ? {
-          chunks: llamaStream(
-            tokens.map((content) => ({ content })),
-            'stop',
-            usage,
-          ),
-        }
-      : { body: llamaBody({ content: tokens.join('') }, 'stop', usage) };
-  });
-  const stack = await startStack({
-    yaml: `model:\n  max_context_tokens: 4096\nupstream:\n  flavor: llama-server\n${yaml}`,
-    upstreamUrls: [upstream.baseUrl],
-  });
-  return { stack, upstream };
+function start(t: Test, yaml = ''): Promise<{ stack: Stack; upstream: ScriptedUpstream }> {
+  return startScriptedStack(
+    t,
+    (body) => {
+      const thinking = (body.chat_template_kwargs as Json | undefined)?.enable_thinking !== false;
+      const tokens = thinking ? THINKING_TOKENS : ECHOED;
+      const usage: [number, number] = thinking ? [9, 11] : [13, 3];
+      return body.stream === true
+        ? {
+            chunks: llamaStream(
+              tokens.map((content) => ({ content })),
+              'stop',
+              usage,
+            ),
+          }
+        : { body: llamaBody({ content: tokens.join('') }, 'stop', usage) };
+    },
+    yaml,
+  );
 }
 
 async function post(stack: Stack, path: string, body: Json, wire = 'spec'): Promise<string> {
@@ -82,11 +82,7 @@ function chatStream(text: string): { reasoning: string; content: string; chunks:
 }
 
 t.test('chat: the raw reasoning is reasoning_content, streamed (both wire profiles) and not', async (t) => {
-  const { stack, upstream } = await start();
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await start(t);
   const body = JSON.parse(await post(stack, '/v1/chat/completions', chat(false))) as Json;
   t.same(body.choices[0].message, { role: 'assistant', content: 'Hello world!', reasoning_content: 'Let me think.' });
   for (const wire of ['spec', 'openai']) {
@@ -97,11 +93,7 @@ t.test('chat: the raw reasoning is reasoning_content, streamed (both wire profil
 });
 
 t.test('messages: a thinking block then the text, streamed and not', async (t) => {
-  const { stack, upstream } = await start();
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await start(t);
   const body = JSON.parse(await post(stack, '/v1/messages', messages(false))) as Json;
   t.same(
     body.content.map((block: Json) => [block.type, block.thinking ?? block.text]),
@@ -123,11 +115,7 @@ t.test('messages: a thinking block then the text, streamed and not', async (t) =
 });
 
 t.test('responses: a reasoning item then the message, streamed and not', async (t) => {
-  const { stack, upstream } = await start();
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await start(t);
   const body = JSON.parse(await post(stack, '/v1/responses', responses(false))) as Json;
   t.same(
     body.output.map((item: Json) => item.type),
@@ -149,11 +137,7 @@ t.test('responses: a reasoning item then the message, streamed and not', async (
 });
 
 t.test('thinking off: the echoed empty <think></think> is cut, and no thinking is shown', async (t) => {
-  const { stack, upstream } = await start();
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await start(t);
   const off = { thinking: { type: 'disabled' } };
   const body = JSON.parse(await post(stack, '/v1/messages', messages(false, off))) as Json;
   t.same(body.content, [{ type: 'text', text: 'Hello world!' }]);
@@ -167,11 +151,7 @@ t.test('thinking off: the echoed empty <think></think> is cut, and no thinking i
 });
 
 t.test('reasoning_tags off: the content passes as the server sent it', async (t) => {
-  const { stack, upstream } = await start('  reasoning_tags: off\n');
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await start(t, '  reasoning_tags: off\n');
   const body = JSON.parse(await post(stack, '/v1/chat/completions', chat(false))) as Json;
   t.same(body.choices[0].message, { role: 'assistant', content: '<think>Let me think.</think>\n\n\nHello world!' });
 });

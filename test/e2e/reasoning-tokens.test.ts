@@ -2,9 +2,9 @@
 // usage.output_tokens_details.reasoning_tokens was always 0, reasoning item or not. llama-server (like
 // vLLM) does not report them; the gateway counts them (proxy/upstream/reasoning-count.ts).
 import t from 'tap';
+import { startScriptedStack } from '../helpers/scripted-stack.js';
 import { parseSse } from '../helpers/metered-answers.js';
-import { startStack } from '../helpers/stack.js';
-import { llamaChunk, llamaUsageChunk, startScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { llamaChunk, llamaUsageChunk } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -26,15 +26,7 @@ function answer(timings: boolean): object[] {
 }
 
 t.test('I11 regression: responses counts the reasoning tokens, streamed and not; chat shows them too', async (t) => {
-  const upstream = await startScriptedUpstream((body) => ({ chunks: answer(body.timings_per_token === true) }));
-  const stack = await startStack({
-    yaml: 'model:\n  max_context_tokens: 4096\nupstream:\n  flavor: llama-server\n',
-    upstreamUrls: [upstream.baseUrl],
-  });
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack } = await startScriptedStack(t, (body) => ({ chunks: answer(body.timings_per_token === true) }));
   const post = async (path: string, body: Json): Promise<string> => {
     const response = await fetch(`${stack.gateway.url}${path}`, {
       method: 'POST',

@@ -2,9 +2,9 @@
 // they reached the clients as they were (Anthropic tool_use.id, chat tool_calls[].id). Each dialect now
 // shows its own form (toolu_…, call_…), and the server reads its own id when the client sends the turn back.
 import t from 'tap';
+import { startScriptedStack } from '../helpers/scripted-stack.js';
 import { parseSse } from '../helpers/metered-answers.js';
-import { startStack } from '../helpers/stack.js';
-import { llamaBody, llamaChunk, llamaUsageChunk, startScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { llamaBody, llamaChunk, llamaUsageChunk } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -29,27 +29,23 @@ const ANSWER = [
 ];
 
 t.test('I9 regression: each dialect shows its own id form, and the server gets its own id back', async (t) => {
-  const upstream = await startScriptedUpstream((body) => {
-    const answered = (body.messages as Json[]).at(-1)!.role === 'tool';
-    if (body.stream === true) return { chunks: answered ? ANSWER : CALL };
-    const message = answered
-      ? { content: 'Sunny.' }
-      : {
-          content: null,
-          tool_calls: [
-            { type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, id: SERVER_ID },
-          ],
-        };
-    return { body: llamaBody(message, answered ? 'stop' : 'tool_calls', [148, 20]) };
-  });
-  const stack = await startStack({
-    yaml: 'model:\n  max_context_tokens: 4096\nupstream:\n  flavor: llama-server\ndialects:\n  responses:\n    function_tools: true\n',
-    upstreamUrls: [upstream.baseUrl],
-  });
-  t.teardown(async () => {
-    await stack.close();
-    await upstream.close();
-  });
+  const { stack, upstream } = await startScriptedStack(
+    t,
+    (body) => {
+      const answered = (body.messages as Json[]).at(-1)!.role === 'tool';
+      if (body.stream === true) return { chunks: answered ? ANSWER : CALL };
+      const message = answered
+        ? { content: 'Sunny.' }
+        : {
+            content: null,
+            tool_calls: [
+              { type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' }, id: SERVER_ID },
+            ],
+          };
+      return { body: llamaBody(message, answered ? 'stop' : 'tool_calls', [148, 20]) };
+    },
+    'dialects:\n  responses:\n    function_tools: true\n',
+  );
   const post = async (path: string, body: Json): Promise<string> => {
     const response = await fetch(`${stack.gateway.url}${path}`, {
       method: 'POST',

@@ -35,7 +35,13 @@ export const WIRE_RULES: readonly WireRule[] = [
   },
   { client: 'Stainless-generated SDKs', header: 'x-stainless-lang', pattern: /./, wire: 'openai' },
   { client: 'OpenAI Agents SDK', header: 'user-agent', pattern: /^Agents\/(JavaScript|Python)\b/i, wire: 'openai' },
-  { client: 'AI SDK', header: 'user-agent', pattern: /(^|\s)ai-sdk\//i, wire: 'openai' },
+  // `ai/6… ai-sdk/provider-utils/…` up to AI SDK 6, `ai/7… ai-sdk-provider-utils/…` from 7.
+  {
+    client: 'AI SDK',
+    header: 'user-agent',
+    pattern: /(^|\s)(ai\/\d|ai-sdk\/|ai-sdk-provider-utils\/)/i,
+    wire: 'openai',
+  },
   { client: 'LangChain', header: 'user-agent', pattern: /^langchain/i, wire: 'openai' },
   { client: 'pydantic-ai', header: 'user-agent', pattern: /^pydantic-ai\//i, wire: 'openai' },
   { client: 'Codex', header: 'originator', pattern: /^codex/i, wire: 'openai' },

@@ -1,4 +1,4 @@
-// The real Codex CLI (0.169, pinned) against the gateway with the sim upstream, in both wire profiles, set up as the
+// The real Codex CLI (0.171, pinned) against the gateway with the sim upstream, in both wire profiles, set up as the
 // README documents it: `codex exec` with its default features, a shell-tool round trip, web search on the embedded
 // demo corpus, and the model metadata it reads from GET /v1/models; then the prompt and the shell round trip again
 // over WebSocket mode (`supports_websockets = true`), through a relay that records what Codex sends on the socket.

@@ -237,6 +237,19 @@ t.test('allowed_domains: results only from those domains; blocked_domains: none 
 });
 
 t.test(
+  "regression: Claude Code 2.1.330's search tool (allowed_domains beside an empty blocked_domains) got 400 'not both'",
+  async (t) => {
+    // The tool exactly as Claude Code 2.1.330 sent it; 2.1.332 leaves blocked_domains out, so the test sends it.
+    const tool = { ...SEARCH, allowed_domains: ['travel.example'], blocked_domains: [], max_uses: 8 };
+    const message = await client().messages.create(ask('search: lisbon weather', [tool]));
+    const results = message.content.flatMap((block) =>
+      block.type === 'web_search_tool_result' && Array.isArray(block.content) ? block.content.map((r) => r.url) : [],
+    );
+    t.same(results, ['https://travel.example/guides/lisbon'], 'served, the allowed list applied');
+  },
+);
+
+t.test(
   'replay: the earlier search turn passed back unchanged works, and the model reads the results again',
   async (t) => {
     const first = await client().messages.create(ask('search: lisbon weather'));

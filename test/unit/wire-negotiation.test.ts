@@ -54,11 +54,11 @@ t.test('a client that names nothing (a bare request, curl) gets spec', async (t)
   t.equal(clientOf({ 'user-agent': 'curl/8.5.0' }), undefined);
 });
 
-t.test('the openai Node SDK (OpenAI/JS and x-stainless-*) gets openai, 6.x and 4.x', async (t) => {
-  const six = await sentBy(OPENAI_NODE);
-  t.match(six, { 'user-agent': /^OpenAI\/JS 6\./, 'x-stainless-lang': 'js', 'x-stainless-package-version': /^6\./ });
-  t.equal(clientOf(six), 'openai SDKs (Node, Python, …)');
-  t.equal(negotiatedWire(six, 'auto'), 'openai');
+t.test('the openai Node SDK (OpenAI/JS and x-stainless-*) gets openai, 7.x and 4.x', async (t) => {
+  const seven = await sentBy(OPENAI_NODE);
+  t.match(seven, { 'user-agent': /^OpenAI\/JS 7\./, 'x-stainless-lang': 'js', 'x-stainless-package-version': /^7\./ });
+  t.equal(clientOf(seven), 'openai SDKs (Node, Python, …)');
+  t.equal(negotiatedWire(seven, 'auto'), 'openai');
   const four = await sentBy((fetch) =>
     new OpenAIV4({
       apiKey: 'k',
@@ -133,7 +133,7 @@ t.test('Claude Code (claude-cli, x-stainless-*, anthropic-version) keeps spec', 
 });
 
 t.test(
-  'the AI SDK openai provider (ai/… ai-sdk/provider-utils/… in user-agent) gets openai, chat and responses',
+  'the AI SDK openai provider (ai/… ai-sdk-provider-utils/… in user-agent) gets openai, chat and responses',
   async (t) => {
     for (const api of ['chat', 'responses'] as const) {
       const headers = await sentBy((fetch) =>
@@ -143,10 +143,21 @@ t.test(
           maxRetries: 0,
         }),
       );
-      t.match(headers, { 'user-agent': /^ai\/6\.\S+ ai-sdk\/provider-utils\// }, api);
+      t.match(headers, { 'user-agent': /^ai\/7\.\S+ ai-sdk-provider-utils\// }, api);
       t.equal(clientOf(headers), 'AI SDK', api);
       t.equal(negotiatedWire(headers, 'auto'), 'openai', api);
     }
+  },
+);
+
+t.test(
+  "regression: the AI SDK 7's user agent (ai/7… ai-sdk-provider-utils/…) got spec, and empty answers",
+  async (t) => {
+    const seven = { 'user-agent': 'ai/7.0.173 ai-sdk-provider-utils/5.0.81 node.js/v20.20.2' };
+    t.equal(clientOf(seven), 'AI SDK');
+    t.equal(negotiatedWire(seven, 'auto'), 'openai');
+    const six = { 'user-agent': 'ai/6.0.326 ai-sdk/provider-utils/4.0.65 runtime/node.js/20' };
+    t.equal(negotiatedWire(six, 'auto'), 'openai', 'AI SDK 6 still');
   },
 );
 
@@ -158,7 +169,7 @@ t.test('the AI SDK anthropic provider keeps spec (anthropic-version)', async (t)
       maxRetries: 0,
     }),
   );
-  t.match(headers, { 'user-agent': /ai-sdk\/provider-utils\//, 'anthropic-version': /./ });
+  t.match(headers, { 'user-agent': /ai-sdk-provider-utils\//, 'anthropic-version': /./ });
   t.equal(negotiatedWire(headers, 'auto'), 'spec');
 });
 

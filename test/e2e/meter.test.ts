@@ -166,6 +166,21 @@ t.test('402 at a zero balance and at a negative balance, in the chat dialect and
   t.equal(broke.spentMicros, 0);
 });
 
+t.test("a broke organization's bad request is a 400, not a 402: validation comes before the balance", async (t) => {
+  await store.orgs.create('broke-and-wrong');
+  const brokeKey = (await store.keys.create('broke-and-wrong', 'k')).key;
+  const bad = {
+    chat: { messages: 'hello' },
+    responses: { input: 42 },
+    messages: { max_tokens: 16, messages: 'hello' },
+  };
+  for (const dialect of DIALECTS) {
+    const response = await post(PATHS[dialect], { model: 'qwen3-8b', ...bad[dialect] }, { key: brokeKey });
+    t.equal(response.status, 400, dialect);
+    t.match(await response.text(), /messages|input/, `${dialect}: the message names the field`);
+  }
+});
+
 t.test('count_tokens never answers 402, at a zero or negative balance', async (t) => {
   await store.orgs.create('empty');
   const emptyKey = (await store.keys.create('empty', 'k')).key;

@@ -11,7 +11,7 @@ import { RateLimitHeaders } from './headers.js';
 import { MemoryWindow } from './memory-window.js';
 import { RateLimiter } from './rate-limiter.js';
 import { redisWindow } from './redis-window.js';
-import { TierCache } from './tier-cache.js';
+import { TierCache, type Standing } from './tier-cache.js';
 import type { RateWindow } from './window.js';
 
 interface RateLimitOptions {
@@ -35,11 +35,13 @@ export const rateLimitPlugin: PluginModule = {
     const limits = context.config.limits;
     // Windows are whole seconds (Redis expiries are); the schema's minimum is one.
     const windowSeconds = Math.max(1, Math.floor(limits.window_ms / 1000));
-    const spentMicros = async (orgId: string): Promise<number | undefined> =>
-      (await (await context.store()).orgs.find(orgId))?.spentMicros;
+    const standing = async (orgId: string): Promise<Standing | undefined> => {
+      const org = await (await context.store()).orgs.find(orgId);
+      return org && { spentMicros: org.spentMicros, balanceMicros: org.balanceMicros };
+    };
     return new RateLimiter({
       window: await openWindow(backend, context, windowSeconds),
-      tiers: new TierCache(spentMicros, tiersOf(limits.tiers), tierCacheMs),
+      tiers: new TierCache(standing, tiersOf(limits.tiers), tierCacheMs),
       headers: new RateLimitHeaders(limits.header_prefix),
       notifier: context.notifier,
       metrics: context.metrics,

@@ -8,7 +8,9 @@
 //   client went away or the stream broke. They cannot stop the request that crosses the limit: that one
 //   completes, the organization is notified, and every later request of the window gets 429.
 // count_tokens and /v1/models consume nothing but carry the headers (a read); the probes (/health, /ready)
-// never reach a plugin.
+// never reach a plugin. Beside the spec's headers, each client's own limit signal from the same counts:
+// Claude Code's on the messages dialect (unified-ratelimit-headers.ts), Codex's on responses
+// (codex-rate-limit-headers.ts).
 import type { LimitNotifier } from '../../notify/notifier.js';
 import type { Tier } from '../../limits/tiers.js';
 import type { GatewayError } from '../../proxy/errors.js';
@@ -19,7 +21,10 @@ import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { writeRetryAfter, type RateLimitHeaders } from './headers.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
 import type { TierCache } from './tier-cache.js';
+import { writeCodexRateLimitHeaders } from './codex-rate-limit-headers.js';
+import { writeUnifiedRateLimitHeaders } from './unified-ratelimit-headers.js';
 import type { CounterKind, Counts, RateWindow } from './window.js';
+import { windowUse } from './window-use.js';
 
 /** The caller's tier and counters, as the last operation left them. */
 export interface RateLimitState {
@@ -92,6 +97,7 @@ export class RateLimiter implements Plugin {
     const state: RateLimitState = { orgId, tier, counts };
     exchange.locals.rateLimit = state;
     this.#headers.write(exchange.responseHeaders, tier, counts);
+    this.#writeClientSignal(exchange, state, false);
     if (!generating) return;
     if (counts.requests.used > tier.requestsPerMinute) throw this.#reject(exchange, state, 'requests');
     if (counts.output.used >= tier.outputTokensPerMinute)
@@ -109,6 +115,7 @@ export class RateLimiter implements Plugin {
     const { admitted, input } = await this.#window.chargeInput(orgId, estimate, limit);
     state.counts.input = input;
     this.#headers.writeCounter(exchange.responseHeaders, tier, 'input', input);
+    this.#writeClientSignal(exchange, state, !admitted);
     if (!admitted) {
       if (estimate > limit) {
         writeRetryAfter(exchange.responseHeaders, input.resetAt - Date.now());
@@ -173,6 +180,7 @@ export class RateLimiter implements Plugin {
           this.#notifier.outputTokensBlocked({ orgId, limit, used: counted.used, resetAt: new Date(counted.resetAt) });
         }
       }
+      if (headers !== undefined) this.#writeClientSignal(exchange, state, false);
     } catch (error) {
       exchange.log.warn(
         { err: error instanceof Error ? error.message : String(error) },
@@ -185,6 +193,7 @@ export class RateLimiter implements Plugin {
   #reject(exchange: Exchange, state: RateLimitState, kind: CounterKind, detail?: string): GatewayError {
     const retryMs = state.counts[kind].resetAt - Date.now();
     writeRetryAfter(exchange.responseHeaders, retryMs);
+    this.#writeClientSignal(exchange, state, true);
     this.#counted(state.orgId, kind);
     return limitError({
       kind,
@@ -193,6 +202,24 @@ export class RateLimiter implements Plugin {
       retryMs,
       ...(detail === undefined ? {} : { detail }),
     });
+  }
+
+  /**
+   * The caller's client's own limit signal, from the counts as they are now: Claude Code's headers on
+   * the messages dialect, Codex's on responses; `rejected` for the organization's 429.
+   */
+  #writeClientSignal(exchange: Exchange, state: RateLimitState, rejected: boolean): void {
+    const dialect = exchange.route.dialect?.name;
+    if (dialect === 'messages')
+      writeUnifiedRateLimitHeaders(exchange.responseHeaders, windowUse(state.tier, state.counts), rejected);
+    else if (dialect === 'responses')
+      writeCodexRateLimitHeaders(
+        exchange.responseHeaders,
+        windowUse(state.tier, state.counts),
+        this.#window.windowMs,
+        rejected,
+        this.#tiers.balanceOf(state.orgId),
+      );
   }
 
   /** A 429 for `kind`'s limit, in the metrics. */

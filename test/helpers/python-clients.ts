@@ -59,15 +59,29 @@ export function pythonClients(): Promise<string> {
   return python;
 }
 
-/** Runs one script's scenarios against a gateway; each scenario's result by its name. */
+/**
+ * Runs one script's scenarios against a gateway; each scenario's result by its name. The SDKs find the gateway
+ * and the key in the variables the README gives users, and no other of the caller's OPENAI_* or ANTHROPIC_*.
+ */
 export async function runPythonScenarios(
   script: PythonScript,
-  settings: ScenarioSettings,
+  { base_url, api_key, ...settings }: ScenarioSettings,
 ): Promise<Record<string, ScenarioResult>> {
+  const inherited = Object.entries(process.env).filter(
+    ([name]) => !name.startsWith('OPENAI_') && !name.startsWith('ANTHROPIC_'),
+  );
+  const env = {
+    ...Object.fromEntries(inherited),
+    OPENAI_BASE_URL: `${base_url}/v1`,
+    OPENAI_API_KEY: api_key,
+    ANTHROPIC_BASE_URL: base_url,
+    ANTHROPIC_API_KEY: api_key,
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
   const { stdout } = await run(
     await pythonClients(),
     [join(folder, 'scenarios', `${script}.py`), JSON.stringify(settings)],
-    { encoding: 'utf8', maxBuffer: 16 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
+    { encoding: 'utf8', maxBuffer: 16 << 20, env },
   );
   return JSON.parse(stdout) as Record<string, ScenarioResult>;
 }

@@ -13,9 +13,10 @@ s = settings()
 request_ids = RequestIds()
 
 
-def client(api_key: str = s.api_key) -> openai.OpenAI:
+def client(api_key: str | None = None) -> openai.OpenAI:
+    """The gateway and key from OPENAI_BASE_URL and OPENAI_API_KEY, as a user sets them; another key if given."""
     http = openai.DefaultHttpxClient(event_hooks={"response": [request_ids]})
-    return openai.OpenAI(base_url=f"{s.base_url}/v1", api_key=api_key, max_retries=0, http_client=http)
+    return openai.OpenAI(api_key=api_key, max_retries=0, http_client=http)
 
 
 WEATHER: Any = {

@@ -12,9 +12,10 @@ s = settings()
 request_ids = RequestIds()
 
 
-def client(api_key: str = s.api_key) -> anthropic.Anthropic:
+def client(api_key: str | None = None) -> anthropic.Anthropic:
+    """The gateway and key from ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, as a user sets them; another key if given."""
     http = anthropic.DefaultHttpxClient(event_hooks={"response": [request_ids]})
-    return anthropic.Anthropic(base_url=s.base_url, api_key=api_key, max_retries=0, http_client=http)
+    return anthropic.Anthropic(api_key=api_key, max_retries=0, http_client=http)
 
 
 WEATHER: Any = {

@@ -1,8 +1,9 @@
 """What every scenario script shares: its settings, the request ids it saw, and its one JSON answer.
 
-A script is run as `python SCRIPT SETTINGS_JSON`; SETTINGS_JSON holds `base_url` (the gateway, no /v1),
-`api_key`, `model`, `prompt` (a plain question), `tool_prompt` (one that makes the model call
-get_weather), `tool_result` (what the tool answers) and, optionally, `only` (the scenarios to run).
+A script is run as `python SCRIPT SETTINGS_JSON` with the gateway and key in the variables the README gives
+users (OPENAI_BASE_URL and OPENAI_API_KEY, ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY). SETTINGS_JSON holds
+`model`, `prompt` (a plain question), `tool_prompt` (one that makes the model call get_weather),
+`tool_result` (what the tool answers) and, optionally, `only` (the scenarios to run).
 It prints one JSON object: per scenario what it returned, or `raised` (the exception it raised), and the
 `request_ids` (x-request-id) of the requests it made, in order, so a test can find their ledger rows.
 """
@@ -17,8 +18,6 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class Settings:
-    base_url: str
-    api_key: str
     model: str
     prompt: str
     tool_prompt: str

@@ -2,6 +2,7 @@ import type { DecodedRequest } from '../../proxy/dialect.js';
 import { compileValidator, withMaxima } from '../../proxy/validator.js';
 import schema from '../../schemas/responses-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
+import { isCompactionRequest, summaryOnly } from './compaction.js';
 import { thinkingSwitch } from './reasoning.js';
 import { refuseUnsupported } from './refuse.js';
 import { responsesToChat } from './to-chat.js';
@@ -35,6 +36,7 @@ export function createResponsesDecoder(
     refuseUnsupported(body, options.functionTools);
     const request = validate(body);
     const chat = responsesToChat(request);
+    if (isCompactionRequest(request)) summaryOnly(chat);
     const thinking = thinkingSwitch(request.reasoning);
     if (thinking !== undefined) chat.enable_thinking = thinking;
     return { request: chat, echo: request };

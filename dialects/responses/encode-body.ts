@@ -1,5 +1,6 @@
 import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
 import { callItem } from './call-items.js';
+import { compactionItem } from './compaction.js';
 import { outcomeOf } from './outcome.js';
 import { reasoningItem, reasoningItemId } from './reasoning.js';
 import {
@@ -26,13 +27,16 @@ export function encodeResponsesBody(completion: ChatCompletion, context: Respons
   const choice = completion.choices[0];
   const outcome = outcomeOf(choice?.finish_reason);
   const text = choice?.message.content ?? '';
-  const calls = choice?.message.tool_calls ?? [];
+  // A compaction request offered the model no tools (compaction.ts): its text is the summary, no call is the client's.
+  const calls = context.compaction === true ? [] : (choice?.message.tool_calls ?? []);
   const output: OutputItem[] = [];
   const reasoning = choice?.message.reasoning_content;
   if (completion.segments !== undefined) output.push(...segmentItems(completion.segments, context, outcome.status));
   else {
     if (reasoning) output.push(reasoningItem(reasoningItemId(context, 0), reasoning));
-    if (text !== '' || calls.length === 0) output.push(messageItem(messageItemId(context, 0), text, outcome.status));
+    if (context.compaction === true) output.push(compactionItem(context, text));
+    else if (text !== '' || calls.length === 0)
+      output.push(messageItem(messageItemId(context, 0), text, outcome.status));
   }
   calls.forEach((call, n) => {
     output.push(

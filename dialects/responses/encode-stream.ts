@@ -14,6 +14,7 @@ import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
 import { renderChatError } from '../chat/errors.js';
 import { callItem } from './call-items.js';
+import { compactionItem } from './compaction.js';
 import type { ClientTool } from './client-tools.js';
 import { outcomeOf, type ResponseOutcome } from './outcome.js';
 import { reasoningItem, reasoningItemId } from './reasoning.js';
@@ -79,7 +80,15 @@ interface StreamReasoning {
   text: string;
 }
 
-type StreamItem = StreamMessage | StreamCall | StreamSearch | StreamReasoning;
+/** The answer to a compaction request (compaction.ts): one item, added and done at the end, when the summary is whole. */
+interface StreamCompaction {
+  kind: 'compaction';
+  id: string;
+  outputIndex: number;
+  encryptedContent: string;
+}
+
+type StreamItem = StreamMessage | StreamCall | StreamSearch | StreamReasoning | StreamCompaction;
 
 /**
  * Canonical chunks → the responses event stream (spec 6.3, docs/wire.md). Every event is `event: NAME` with
@@ -108,10 +117,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #warmUp = false;
   #finish: FinishReason | null = null;
   #usage: ChatUsage | null = null;
+  /** A compaction request's summary so far (the text, which goes out as no message); undefined for other requests. */
+  #summary: string | undefined;
 
   constructor(context: ResponseContext) {
     this.#context = context;
     this.#spec = context.wire === 'spec';
+    if (context.compaction === true) this.#summary = '';
   }
 
   start(): string {
@@ -153,6 +165,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   end(): string {
     const outcome = outcomeOf(this.#finish);
     let out = this.#reasoning !== undefined ? this.#closeReasoning(this.#reasoning) : '';
+    if (this.#summary !== undefined && !this.#warmUp) out += this.#compaction(this.#summary);
     // A generated response always has an item besides reasoning (Codex stops with "no last agent message"
     // without one); a warm-up has none.
     if (!this.#warmUp && this.#items.every((item) => item.kind === 'reasoning')) out += this.#openMessage();
@@ -205,7 +218,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       const reasoning = choice.delta.reasoning_content ?? choice.delta.reasoning;
       if (reasoning) out += this.#reasoningText(reasoning);
       if (typeof content === 'string' && content !== '') out += this.#text(content);
-      if (fragments) for (const fragment of fragments) out += this.#toolFragment(fragment);
+      // A compaction request offers the model no tools (compaction.ts), so a call there is not the client's to run.
+      if (fragments && this.#summary === undefined)
+        for (const fragment of fragments) out += this.#toolFragment(fragment);
       if (choice.finish_reason) this.#finish = choice.finish_reason;
     }
     return out;
@@ -213,6 +228,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   #text(text: string): string {
     let out = this.#reasoning !== undefined ? this.#closeReasoning(this.#reasoning) : '';
+    if (this.#summary !== undefined) {
+      this.#summary += text;
+      return out;
+    }
     if (this.#message === undefined) out += this.#openMessage();
     const message = this.#message!;
     message.text += text;
@@ -438,6 +457,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     );
   }
 
+  /** The compaction item, added and done: Codex takes the one `compaction` item of the response's done items. */
+  #compaction(summary: string): string {
+    const { id, encrypted_content: encryptedContent } = compactionItem(this.#context, summary);
+    const compaction: StreamCompaction = { kind: 'compaction', id, outputIndex: this.#items.length, encryptedContent };
+    this.#items.push(compaction);
+    const fields = `"output_index":${compaction.outputIndex},"item":${JSON.stringify(outputItem(compaction))}`;
+    return this.#frame('response.output_item.added', fields) + this.#frame('response.output_item.done', fields);
+  }
+
   #specEnd(type: string, outcome: ResponseOutcome): string {
     return `"object":"${type}","id":"${responseId(this.#context)}","status":"${outcome.status}","finish_reason":"${outcome.finishReason}",`;
   }
@@ -451,6 +479,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 /** An item as it stands; `failed`: the stream broke off, so an unfinished item is `incomplete` (a search `failed`). */
 function outputItem(item: StreamItem, failed = false): OutputItem {
   if (item.kind === 'reasoning') return reasoningItem(item.id, item.text);
+  if (item.kind === 'compaction') return { type: 'compaction', id: item.id, encrypted_content: item.encryptedContent };
   const cut = failed && (item.status === 'in_progress' || item.status === 'searching');
   if (item.kind === 'web_search_call') {
     const status = cut ? 'failed' : item.status;

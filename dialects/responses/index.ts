@@ -1,6 +1,7 @@
 import type { Dialect, EncodeContext } from '../../proxy/dialect.js';
 import { renderChatError } from '../chat/errors.js';
 import { clientToolNames } from './client-tools.js';
+import { isCompactionRequest } from './compaction.js';
 import { createResponsesDecoder, type ResponsesDecodeOptions } from './decode.js';
 import { encodeResponsesBody } from './encode-body.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
@@ -18,6 +19,7 @@ export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect
     wire: context.wire,
     request,
     tools: clientToolNames(request.tools),
+    compaction: isCompactionRequest(request),
   });
   return {
     name: 'responses',

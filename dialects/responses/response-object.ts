@@ -24,6 +24,8 @@ export interface ResponseContext {
   request: ResponsesRequest;
   /** Which client tool each mapped function name stands for (calls go back as its tool's items); none: plain functions. */
   tools?: ClientToolNames;
+  /** A compaction request (compaction.ts): the answer is one `compaction` item carrying the text. */
+  compaction?: boolean;
 }
 
 export interface ResponseState {

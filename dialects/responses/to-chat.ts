@@ -11,6 +11,7 @@ import { GatewayError } from '../../proxy/errors.js';
 import { quoted } from '../../proxy/printable.js';
 import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import { customArguments, chatToolsOf } from './client-tools.js';
+import { checkTriggerPlace, decodeSummary, SUMMARY_PREFIX, SUMMARY_REQUEST } from './compaction.js';
 import { shellArguments } from './call-items.js';
 import { SEARCH_TOOLS } from './refuse.js';
 import { flatName, LOCAL_SHELL_FUNCTION } from './tool-names.js';
@@ -80,14 +81,16 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
 /**
  * `instructions` and every system or developer message fold into one leading system prompt (open models'
  * templates know `system`, and many refuse it anywhere but first); messages, function calls and their outputs
- * become chat messages in order; earlier search rounds and reasoning items are skipped (spec 2.7).
+ * become chat messages in order; earlier search rounds and reasoning items are skipped (spec 2.7). A compaction
+ * trigger becomes the request for a summary, a compaction item its summary (compaction.ts).
  */
 function chatMessages(request: ResponsesRequest): ChatMessage[] {
   const system: string[] = request.instructions ? [request.instructions] : [];
   const out: ChatMessage[] = [];
   const items: InputItem[] =
     typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
-  for (const item of items) {
+  checkTriggerPlace(items);
+  for (const [index, item] of items.entries()) {
     switch (item.type) {
       case undefined:
       case 'message':
@@ -110,6 +113,15 @@ function chatMessages(request: ResponsesRequest): ChatMessage[] {
         break;
       case 'local_shell_call_output':
         out.push({ role: 'tool', tool_call_id: upstreamCallId(item.call_id ?? item.id ?? ''), content: item.output });
+        break;
+      case 'compaction_trigger':
+        out.push({ role: 'user', content: SUMMARY_REQUEST });
+        break;
+      case 'compaction':
+        out.push({
+          role: 'user',
+          content: SUMMARY_PREFIX + decodeSummary(item.encrypted_content, `input[${index}].encrypted_content`),
+        });
         break;
       case 'web_search_call':
       case 'reasoning':

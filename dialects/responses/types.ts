@@ -41,7 +41,21 @@ export type InputItem =
   | CustomToolCallOutputItem
   | LocalShellCallItem
   | LocalShellCallOutputItem
+  | CompactionTriggerItem
+  | CompactionItem
   | SkippedItem;
+
+/** Codex's request to compact the conversation (compaction.ts): the last input item. */
+export interface CompactionTriggerItem {
+  type: 'compaction_trigger';
+}
+
+/** A compacted conversation, as an earlier compaction answered it (compaction.ts), sent back in place of the history. */
+export interface CompactionItem {
+  type: 'compaction';
+  id?: string | null;
+  encrypted_content: string;
+}
 
 /** A call of a `custom` (free-form) tool: its input is plain text, not JSON arguments. */
 export interface CustomToolCallItem {
@@ -227,7 +241,14 @@ export interface OutputReasoning {
   content: Array<{ type: 'reasoning_text'; text: string }>;
 }
 
-export type OutputItem = OutputMessage | OutputCall | OutputWebSearchCall | OutputReasoning;
+/** The answer to a compaction request (compaction.ts). */
+export interface OutputCompaction {
+  type: 'compaction';
+  id: string;
+  encrypted_content: string;
+}
+
+export type OutputItem = OutputMessage | OutputCall | OutputWebSearchCall | OutputReasoning | OutputCompaction;
 
 export interface ResponsesUsage {
   input_tokens: number;

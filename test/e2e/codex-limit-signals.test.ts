@@ -1,0 +1,77 @@
+// The real Codex CLI (0.171) reads the gateway's x-codex-* headers (codex-rs/codex-api/src/rate_limits.rs,
+// parse_rate_limit, on every responses stream): its session records them as the rate_limits of its
+// token_count event (what its /status shows), so a Codex user sees the organization's window and balance.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import t from 'tap';
+import { codexSetup, type CodexSetup } from '../helpers/codex.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+t.before(async () => {
+  stack = await startStack({
+    yaml: `limits:
+  tiers:
+    - { name: Start, from_spend: 0, requests_per_minute: 10, input_tokens_per_minute: 1000000, output_tokens_per_minute: 100000 }
+plugins:
+  - name: auth
+  - name: ratelimit
+  - name: meter
+  - name: search
+    options: { provider: local }
+dialects:
+  responses:
+    function_tools: true
+`,
+  });
+});
+t.teardown(async () => {
+  await stack.close();
+});
+
+/** Every line of the session files (rollouts) Codex wrote under its CODEX_HOME. */
+function rolloutLines(codex: CodexSetup): Array<Record<string, unknown>> {
+  const sessions = join(dirname(codex.workDir), 'home', '.codex', 'sessions');
+  const files = readdirSync(sessions, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl'));
+  return files.flatMap((file) =>
+    readFileSync(join(sessions, file), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  );
+}
+
+t.test(
+  "Codex records the organization's window (used percent, window minutes, reset) and credits balance from the x-codex-* headers",
+  async (t) => {
+    const store = await stack.store();
+    const org = await store.orgs.create('codex-signals');
+    await store.orgs.addCredits(org.id, 12_500_000);
+    const { key } = await store.keys.create(org.id, 'codex');
+    const codex = codexSetup(stack.baseURL, { key });
+    t.teardown(() => codex.remove());
+    const run = await codex.run('Say hello.');
+    t.equal(run.code, 0, 'codex exits 0');
+    const tokenCounts = rolloutLines(codex)
+      .map((line) => line.payload as Record<string, unknown> | undefined)
+      .filter((payload) => payload?.type === 'token_count' && payload.rate_limits != null);
+    t.ok(tokenCounts.length > 0, 'a token_count with rate_limits');
+    // The same window, read by a request of the same organization right after: its reset is Codex's.
+    const after = await fetch(`${stack.baseURL}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: 'qwen3-8b', input: 'echo: hi' }),
+    });
+    await after.arrayBuffer();
+    t.match(tokenCounts.at(-1)!.rate_limits, {
+      limit_id: 'codex',
+      primary: {
+        used_percent: 10, // Codex's one request of the tier's 10 per minute
+        window_minutes: 1,
+        resets_at: Number(after.headers.get('x-codex-primary-reset-at')),
+      },
+      secondary: null,
+      credits: { has_credits: true, unlimited: false, balance: '12.5' },
+    });
+  },
+);

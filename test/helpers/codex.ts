@@ -15,7 +15,8 @@ const TIMEOUT_MS = 60_000;
 export interface CodexSetup {
   /** The directory Codex works in (its cwd). */
   workDir: string;
-  run(prompt: string, options?: { bypassSandbox?: boolean }): Promise<CodexRun>;
+  /** `resume`: the prompt continues the last session (`codex exec resume --last`) instead of starting one. */
+  run(prompt: string, options?: { bypassSandbox?: boolean; resume?: boolean }): Promise<CodexRun>;
   /** Removes the temp dirs. */
   remove(): void;
 }
@@ -39,7 +40,15 @@ export interface CodexRun {
  */
 export function codexSetup(
   baseURL: string,
-  options: { wire?: 'spec' | 'openai'; key?: string; websockets?: boolean } = {},
+  options: {
+    wire?: 'spec' | 'openai';
+    key?: string;
+    websockets?: boolean;
+    /** The provider's `name` ("gateway" by default); Codex decides by it whether to compact remotely. */
+    providerName?: string;
+    /** `model_auto_compact_token_limit`: Codex compacts once the conversation's tokens reach it. */
+    autoCompactTokenLimit?: number;
+  } = {},
 ): CodexSetup {
   const root = mkdtempSync(join(tmpdir(), 'codex-e2e-'));
   const home = join(root, 'home');
@@ -49,12 +58,16 @@ export function codexSetup(
   mkdirSync(workDir);
   const headers = options.wire ? `http_headers = { "x-gateway-wire" = "${options.wire}" }\n` : '';
   const websockets = options.websockets ? 'supports_websockets = true\n' : '';
+  const compactLimit =
+    options.autoCompactTokenLimit !== undefined
+      ? `model_auto_compact_token_limit = ${options.autoCompactTokenLimit}\n`
+      : '';
   writeFileSync(
     join(codexHome, 'config.toml'),
     `model = "qwen3-8b"
 model_provider = "gateway"
 check_for_update_on_startup = false
-
+${compactLimit}
 [analytics]
 enabled = false
 
@@ -64,7 +77,7 @@ trace_exporter = "none"
 metrics_exporter = "none"
 
 [model_providers.gateway]
-name = "gateway"
+name = "${options.providerName ?? 'gateway'}"
 base_url = "${baseURL}"
 wire_api = "responses"
 request_max_retries = 0
@@ -84,12 +97,19 @@ args = ["${KEY_VARIABLE}"]
   };
   return {
     workDir,
-    run: (prompt, runOptions = {}) => runCodex(env, workDir, prompt, runOptions.bypassSandbox ?? false),
+    run: (prompt, runOptions = {}) =>
+      runCodex(env, workDir, prompt, runOptions.bypassSandbox ?? false, runOptions.resume ?? false),
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
 
-function runCodex(env: NodeJS.ProcessEnv, cwd: string, prompt: string, bypassSandbox: boolean): Promise<CodexRun> {
+function runCodex(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  prompt: string,
+  bypassSandbox: boolean,
+  resume: boolean,
+): Promise<CodexRun> {
   // The Linux sandbox needs helper binaries that Codex refuses to create under a temp CODEX_HOME, so a test that
   // runs a command bypasses it; the command runs in the test's own temp dir.
   const args = [
@@ -97,6 +117,7 @@ function runCodex(env: NodeJS.ProcessEnv, cwd: string, prompt: string, bypassSan
     '--json',
     '--skip-git-repo-check',
     ...(bypassSandbox ? ['--dangerously-bypass-approvals-and-sandbox'] : []),
+    ...(resume ? ['resume', '--last'] : []),
     prompt,
   ];
   return new Promise((resolve, reject) => {

@@ -18,9 +18,12 @@ const PREFIX = 'anthropic-ratelimit-unified-';
 /** The utilizations past which the status is `allowed_warning`, highest first: Claude Code's notice levels. */
 export const WARNING_THRESHOLDS: readonly number[] = [0.95, 0.75];
 
-/** A fraction in two decimals, rounded down (0.999 is 0.99, not 1: 1 means the limit is reached). */
+/**
+ * A fraction in two decimals, rounded down (0.999 is 0.99, not 1: 1 means the limit is reached); the
+ * epsilon keeps a binary fraction like 0.29 (28.999… hundredths) at 0.29.
+ */
 function twoDecimals(fraction: number): string {
-  return String(Math.floor(fraction * 100) / 100);
+  return String(Math.floor(fraction * 100 + 1e-9) / 100);
 }
 
 /** Sets the family for a served request (`rejected` false) or the organization's 429 (`rejected` true). */

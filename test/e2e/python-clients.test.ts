@@ -27,6 +27,10 @@ const PROMPTS = {
   tool_result: 'Sunny, 21 C',
 };
 
+// The first run on a machine without PYTHON_CLIENTS (set by .ci/run) installs the SDKs, about 30 s, and a
+// busy machine's two Python runs in parallel take their time: more than tap's default two minutes.
+t.setTimeout(10 * 60_000);
+
 let tier: PythonTier;
 t.before(async () => {
   await pythonClients(); // the first run on a machine installs the SDKs

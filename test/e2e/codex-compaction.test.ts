@@ -4,17 +4,19 @@
 // Codex decides by the provider's name how it compacts: with the README's provider (any name but "OpenAI" or an Azure
 // one) locally, by asking for a summary in an ordinary request; with a provider named "OpenAI", remotely, by a
 // /v1/responses request whose input ends with a `compaction_trigger` item, answered with one `compaction` item.
-// Neither calls POST /v1/responses/compact.
+// Neither calls POST /v1/responses/compact. The remote way runs over WebSocket mode too (`supports_websockets`).
 import t, { type Test } from 'tap';
 import { SUMMARY_REQUEST } from '../../dialects/responses/compaction.js';
 import type { Store } from '../../store/store.js';
 import { codexSetup, type CodexRun } from '../helpers/codex.js';
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';
+import { startSocketRelay, type SocketRelay } from '../helpers/socket-relay.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
 let store: Store;
 let proxy: RecordingProxy;
+let relay: SocketRelay;
 let orgs = 0;
 
 /** Far below one request's tokens (Codex's instructions alone are thousands): every chance to compact is taken. */
@@ -29,8 +31,10 @@ t.before(async () => {
   });
   store = await stack.store();
   proxy = await startRecordingProxy(stack.gateway.url);
+  relay = await startSocketRelay(stack.gateway.url);
 });
 t.teardown(async () => {
+  await relay.close();
   await proxy.close();
   await stack.close();
 });
@@ -172,3 +176,37 @@ for (const wire of ['spec', 'openai'] as const) {
     },
   );
 }
+
+t.test(
+  'in WebSocket mode too, a provider named "OpenAI" compacts with a compaction_trigger message, answered with one compaction item that Codex sends back',
+  async (t) => {
+    const org = await newOrg();
+    const codex = codexSetup(relay.baseURL, {
+      key: org.key,
+      providerName: 'OpenAI',
+      websockets: true,
+      autoCompactTokenLimit: COMPACT_LIMIT,
+    });
+    t.teardown(() => codex.remove());
+    const sockets = relay.sockets.length;
+    const run = await codex.run(SHELL_PROMPT, { bypassSandbox: true });
+    t.equal(run.code, 0, 'codex exits 0');
+    t.same(errors(run), []);
+    t.ok(run.finalMessage, 'an answer');
+    const socket = relay.sockets.at(-1)!;
+    t.equal(relay.sockets.length - sockets, 1, 'Codex opened one WebSocket');
+    const trigger = socket.sent.findIndex((message) => (message.input as Json[]).at(-1)?.type === 'compaction_trigger');
+    t.ok(trigger > 0, 'Codex sent the trigger on the socket');
+    const done = socket.received.filter(
+      (message) => message.type === 'response.output_item.done' && (message.item as Json).type === 'compaction',
+    );
+    t.equal(done.length, 1, 'one compaction item came back');
+    const content = (done[0]!.item as Json).encrypted_content as string;
+    t.ok(
+      (socket.sent[trigger + 1]!.input as Json[]).some(
+        (item) => item.type === 'compaction' && item.encrypted_content === content,
+      ),
+      'the next message carries it back',
+    );
+  },
+);

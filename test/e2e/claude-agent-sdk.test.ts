@@ -14,6 +14,9 @@ const MODEL = 'qwen3-8b';
 /** The README's setting: the gateway's dialects.messages.max_tokens. */
 const MAX_OUTPUT = { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '8000' };
 
+// Six queries, each starting the SDK's native Claude Code (seconds apiece): room on a busy machine.
+t.setTimeout(4 * 60_000);
+
 let stack: Stack;
 let sdk: AgentSdk;
 t.before(async () => {

@@ -12,6 +12,9 @@ import { startStack, type Stack } from '../helpers/stack.js';
 
 const MODEL = 'qwen3-8b';
 
+// Four OpenCode runs of 10-25 s each and their start-up on a busy 2-core machine: near tap's two minutes per file.
+t.setTimeout(5 * 60_000);
+
 let stack: Stack;
 let proxy: RecordingProxy;
 let opencode: OpenCode;

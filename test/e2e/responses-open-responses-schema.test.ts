@@ -264,6 +264,29 @@ t.test(
   },
 );
 
+t.test(
+  "[openai] Codex's compaction: the answer to a compaction_trigger (one compaction item), body and events, is valid",
+  async (t) => {
+    const request = {
+      input: [{ role: 'user', content: 'Fix the build.' }, { type: 'compaction_trigger' }],
+      tools: [WEATHER],
+    };
+    const response = await body(request, 'openai');
+    checkBody(t, schema, response);
+    t.match(response, {
+      status: 'completed',
+      output: [{ type: 'compaction', id: /^cmp_/, encrypted_content: /^gwc1\./ }],
+    });
+    t.equal((response.output as unknown[]).length, 1);
+    const all = await events(request);
+    checkEvents(t, schema, all);
+    checkItemIds(t, all);
+    const item = (all.at(-1)!.response as { output: Json[] }).output[0]!;
+    const next = await body({ input: [item, { role: 'user', content: 'Go on.' }] }, 'openai');
+    t.match(next, { status: 'completed', output: [{ type: 'message' }] }, 'the item is accepted as input');
+  },
+);
+
 t.test('[openai] a stream the upstream breaks: the error event and response.failed are valid', async (t) => {
   const all = await events({ input: 'Say hello.' }, { headers: { 'x-sim-fault': 'cut:3' } });
   checkEvents(t, schema, all);

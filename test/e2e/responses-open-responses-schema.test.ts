@@ -1,7 +1,7 @@
 // The responses dialect against the Open Responses schema (test/fixtures/open-responses/openapi.json,
 // 2026-04-24): in profile `openai` every body and every streamed event is valid, for a text answer, an answer cut
 // by max_output_tokens, function tool calls, web search, reasoning (the sim playing vLLM's Qwen3 reasoning parser)
-// before a message or a call, Codex's tool items, and a stream the upstream breaks; in profile `spec` the body is
+// before a message or a call, Codex's tool items and compaction item, and a stream the upstream breaks; in profile `spec` the body is
 // valid too (its text delta, `delta: {output_text}`, is the spec's and the one known conflict). Where the
 // Responses API has what the schema lacks, the helper's labelled extensions give OpenAI's shapes.
 import t, { type Test } from 'tap';

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatRequest, CanonicalEvent, JsonObject } from './canonical.js';
 import type { GatewayError } from './errors.js';
+import type { LimitSnapshot } from './limit-snapshot.js';
 import type { ThinkingSigner } from './thinking-signer.js';
 
 /** The client dialects, one per family of routes (spec section 4); dialects/registry.ts makes them. */
@@ -38,6 +39,10 @@ export interface EncodeContext {
   readonly created: number;
   readonly wire: WireProfile;
   readonly thinkingSigner: ThinkingSigner;
+  /** The client as it names itself (proxy/wire-negotiation.ts), for an event only that client reads. */
+  readonly client: string | undefined;
+  /** The organization's limit window and balance, when the rate limiter knows them. */
+  readonly limits: LimitSnapshot | undefined;
 }
 
 /**

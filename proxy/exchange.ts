@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { RequestTrace } from '../telemetry/request-trace.js';
 import { estimateInputTokens } from '../limits/estimate.js';
 import type { AnswerWatch } from './answer-watch.js';
+import type { LimitSnapshot } from './limit-snapshot.js';
+import { recognizedClient } from './wire-negotiation.js';
 import type { ChatRequest } from './canonical.js';
 import { GatewayError } from './errors.js';
 import type { WireProfile } from './dialect.js';
@@ -54,6 +56,8 @@ export class Exchange {
   answer: AnswerWatch | undefined = undefined;
   /** The request's trace, when the node traces (proxy/exchange-trace.ts): spans of what it waits on go under it. */
   trace: RequestTrace | undefined = undefined;
+  /** The organization's limit window and balance for clients that read them in the stream; set by the rate limiter. */
+  limits: LimitSnapshot | undefined = undefined;
 
   readonly #rootLog: Logger;
   #log: Logger | undefined;
@@ -89,6 +93,11 @@ export class Exchange {
     checkThinkingReplay(request, this.thinkingSigner);
     this.request = request;
     this.logFields.model = request.model;
+  }
+
+  /** The client as it names itself in its headers (proxy/wire-negotiation.ts), if it is one the gateway knows. */
+  get client(): string | undefined {
+    return recognizedClient(this.req.headers)?.client;
   }
 
   /** A logger whose lines carry this request's id (made on first use: most requests log one line only). */

@@ -12,6 +12,7 @@ import type {
 import type { StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
 import { sseFrame } from '../../proxy/sse.js';
+import { codexRateLimitsEvent } from './codex-rate-limits.js';
 import { renderChatError } from '../chat/errors.js';
 import { callItem } from './call-items.js';
 import { compactionItem } from './compaction.js';
@@ -134,7 +135,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const spec = this.#spec
       ? `"id":"${responseId(this.#context)}","object":"response","created":${created},"model":${JSON.stringify(modelId)},`
       : '';
-    return this.#frame('response.created', `${spec}"response":${response}`);
+    const limits = this.#context.codexRateLimits;
+    const rateLimits = limits === undefined ? '' : sseFrame('codex.rate_limits', codexRateLimitsEvent(limits));
+    return rateLimits + this.#frame('response.created', `${spec}"response":${response}`);
   }
 
   event(event: CanonicalEvent): string {

@@ -1,3 +1,4 @@
+import type { LimitSnapshot } from '../../proxy/limit-snapshot.js';
 import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
@@ -26,6 +27,8 @@ export interface ResponseContext {
   tools?: ClientToolNames;
   /** A compaction request (compaction.ts): the answer is one `compaction` item carrying the text. */
   compaction?: boolean;
+  /** Codex's limit window and balance, sent first in its stream (codex-rate-limits.ts); other clients: none. */
+  codexRateLimits?: LimitSnapshot;
 }
 
 export interface ResponseState {

@@ -7,31 +7,41 @@
 // - `x-codex-credits-has-credits` and `-unlimited` (`true`/`false`; both needed for a snapshot) and
 //   `-balance` (a string its status line rounds to whole credits: "Credits: 12 credits"). The balance is
 //   in credits, the store's integer micro-credits / 1,000,000 written exactly (store/credits.ts).
-// There is one window here, so no `secondary`.
+// There is one window here, so no `secondary`. The same snapshot goes on the exchange, for the stream event
+// Codex reads on a WebSocket, where no header reaches it (dialects/responses/codex-rate-limits.ts).
+import type { LimitSnapshot } from '../../proxy/limit-snapshot.js';
 import { formatCredits } from '../../store/credits.js';
 import type { WindowUse } from './window-use.js';
 
-/** A percentage with at most two decimals, 100 once the limit is reached. */
-function percent(utilization: number): string {
-  return String(Math.round(Math.min(1, utilization) * 10_000) / 100);
-}
-
 /**
- * Sets the headers from the window's use (`rejected`: the organization's 429, shown as 100% used) and
- * the balance in micro-credits, when known (undefined leaves the credits headers out).
+ * The window's use (`rejected`: the organization's 429, shown as 100% used) and the balance in micro-credits,
+ * when known (undefined: no credits), as Codex shows them.
  */
-export function writeCodexRateLimitHeaders(
-  headers: Record<string, string>,
+export function codexLimitSnapshot(
   use: WindowUse,
   windowMs: number,
   rejected: boolean,
   balanceMicros: number | undefined,
-): void {
-  headers['x-codex-primary-used-percent'] = rejected ? '100' : percent(use.utilization);
-  headers['x-codex-primary-window-minutes'] = String(Math.max(1, Math.round(windowMs / 60_000)));
-  headers['x-codex-primary-reset-at'] = String(Math.ceil(use.resetAt / 1000));
-  if (balanceMicros === undefined) return;
-  headers['x-codex-credits-has-credits'] = String(balanceMicros > 0);
+): LimitSnapshot {
+  return {
+    usedPercent: rejected ? 100 : Math.round(Math.min(1, use.utilization) * 10_000) / 100,
+    windowMinutes: Math.max(1, Math.round(windowMs / 60_000)),
+    resetAt: Math.ceil(use.resetAt / 1000),
+    limitReached: rejected,
+    credits:
+      balanceMicros === undefined
+        ? undefined
+        : { hasCredits: balanceMicros > 0, balance: formatCredits(Math.max(0, balanceMicros)) },
+  };
+}
+
+/** Sets the `x-codex-*` headers from the snapshot. */
+export function writeCodexRateLimitHeaders(headers: Record<string, string>, snapshot: LimitSnapshot): void {
+  headers['x-codex-primary-used-percent'] = String(snapshot.usedPercent);
+  headers['x-codex-primary-window-minutes'] = String(snapshot.windowMinutes);
+  headers['x-codex-primary-reset-at'] = String(snapshot.resetAt);
+  if (snapshot.credits === undefined) return;
+  headers['x-codex-credits-has-credits'] = String(snapshot.credits.hasCredits);
   headers['x-codex-credits-unlimited'] = 'false';
-  headers['x-codex-credits-balance'] = formatCredits(Math.max(0, balanceMicros));
+  headers['x-codex-credits-balance'] = snapshot.credits.balance;
 }

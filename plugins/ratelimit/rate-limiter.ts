@@ -21,7 +21,7 @@ import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { writeRetryAfter, type RateLimitHeaders } from './headers.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
 import type { TierCache } from './tier-cache.js';
-import { writeCodexRateLimitHeaders } from './codex-rate-limit-headers.js';
+import { codexLimitSnapshot, writeCodexRateLimitHeaders } from './codex-rate-limit-headers.js';
 import { writeUnifiedRateLimitHeaders } from './unified-ratelimit-headers.js';
 import type { CounterKind, Counts, RateWindow } from './window.js';
 import { windowUse } from './window-use.js';
@@ -212,14 +212,15 @@ export class RateLimiter implements Plugin {
     const dialect = exchange.route.dialect?.name;
     if (dialect === 'messages')
       writeUnifiedRateLimitHeaders(exchange.responseHeaders, windowUse(state.tier, state.counts), rejected);
-    else if (dialect === 'responses')
-      writeCodexRateLimitHeaders(
-        exchange.responseHeaders,
+    else if (dialect === 'responses') {
+      exchange.limits = codexLimitSnapshot(
         windowUse(state.tier, state.counts),
         this.#window.windowMs,
         rejected,
         this.#tiers.balanceOf(state.orgId),
       );
+      writeCodexRateLimitHeaders(exchange.responseHeaders, exchange.limits);
+    }
   }
 
   /** A 429 for `kind`'s limit, in the metrics. */

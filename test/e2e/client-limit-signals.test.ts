@@ -9,6 +9,7 @@
 //   (503 overloaded_error, the organization still `allowed`).
 import t from 'tap';
 import type { Store } from '../../store/store.js';
+import { parseSse } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const REQUESTS_PER_MINUTE = 4;
@@ -48,10 +49,10 @@ const messages = (key: string, headers: Record<string, string> = {}): Promise<Re
     body: JSON.stringify({ model: 'qwen3-8b', max_tokens: 16, messages: [{ role: 'user', content: 'echo: hi' }] }),
   });
 
-const responses = (key: string, stream = false): Promise<Response> =>
+const responses = (key: string, stream = false, headers: Record<string, string> = {}): Promise<Response> =>
   fetch(`${stack.gateway.url}/v1/responses`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
     body: JSON.stringify({ model: 'qwen3-8b', input: 'echo: hi', stream }),
   });
 
@@ -157,6 +158,40 @@ t.test(
         'credits-balance': '12.5',
       });
       t.same(unified(response), {}, 'no Claude Code headers on responses');
+    }
+  },
+);
+
+t.test(
+  "responses: Codex's stream begins with codex.rate_limits, the same figures as the headers; no other client gets it",
+  async (t) => {
+    const key = await newOrg(12_500_000);
+    // Codex as it names itself (test/unit/wire-negotiation.test.ts records its headers).
+    const fromCodex = await responses(key, true, { originator: 'codex_exec', 'user-agent': 'codex_exec/0.171.0' });
+    const frames = parseSse(await fromCodex.text());
+    t.same(
+      frames.slice(0, 2).map((frame) => frame.event),
+      ['codex.rate_limits', 'response.created'],
+    );
+    const headers = codex(fromCodex);
+    t.same(JSON.parse(frames[0]!.data), {
+      type: 'codex.rate_limits',
+      rate_limits: {
+        allowed: true,
+        limit_reached: false,
+        primary: {
+          used_percent: Number(headers['primary-used-percent']),
+          window_minutes: 1,
+          reset_at: Number(headers['primary-reset-at']),
+        },
+        secondary: null,
+      },
+      credits: { has_credits: true, unlimited: false, balance: '12.5' },
+    });
+    const others: Array<Record<string, string>> = [{}, { 'user-agent': 'OpenAI/JS 7.59.0', 'x-stainless-lang': 'js' }];
+    for (const client of others) {
+      const text = await (await responses(key, true, client)).text();
+      t.notOk(text.includes('codex.rate_limits'), `not to ${JSON.stringify(client)}`);
     }
   },
 );

@@ -12,7 +12,8 @@
 //   unlimited are both `true`/`false`/`1`/`0` — `codexReads` below.
 import t from 'tap';
 import type { Tier } from '../../limits/tiers.js';
-import { writeCodexRateLimitHeaders } from '../../plugins/ratelimit/codex-rate-limit-headers.js';
+import { codexRateLimitsEvent } from '../../dialects/responses/codex-rate-limits.js';
+import { codexLimitSnapshot, writeCodexRateLimitHeaders } from '../../plugins/ratelimit/codex-rate-limit-headers.js';
 import { writeUnifiedRateLimitHeaders } from '../../plugins/ratelimit/unified-ratelimit-headers.js';
 import { windowUse, type WindowUse } from '../../plugins/ratelimit/window-use.js';
 
@@ -167,10 +168,7 @@ function codexHeaders(
   const headers: Record<string, string> = {};
   writeCodexRateLimitHeaders(
     headers,
-    use(utilization),
-    options.windowMs ?? 60_000,
-    options.rejected ?? false,
-    options.balance,
+    codexLimitSnapshot(use(utilization), options.windowMs ?? 60_000, options.rejected ?? false, options.balance),
   );
   return headers;
 }
@@ -207,3 +205,35 @@ t.test('codex: the balance is in credits, exact to the micro-credit; none, none 
   );
   t.equal(codexReads(codexHeaders(0)).credits, undefined, 'an unknown balance leaves the credits out');
 });
+
+t.test(
+  "codex: the codex.rate_limits stream event carries the headers' figures, as Codex's parse_rate_limit_event reads it",
+  async (t) => {
+    const snapshot = codexLimitSnapshot(use(0.1234), 60_000, false, 12_500_000);
+    // codex-rs/codex-api/src/rate_limits.rs: type, rate_limits.primary {used_percent, window_minutes, reset_at}, credits.
+    const event = JSON.parse(codexRateLimitsEvent(snapshot)) as {
+      type: string;
+      rate_limits: { primary: { used_percent: number; window_minutes: number; reset_at: number } };
+      credits: { has_credits: boolean; unlimited: boolean; balance: string };
+    };
+    t.equal(event.type, 'codex.rate_limits');
+    t.same(
+      {
+        usedPercent: event.rate_limits.primary.used_percent,
+        windowMinutes: event.rate_limits.primary.window_minutes,
+        resetsAt: event.rate_limits.primary.reset_at,
+        credits: {
+          hasCredits: event.credits.has_credits,
+          unlimited: event.credits.unlimited,
+          balance: event.credits.balance,
+        },
+      },
+      codexReads(codexHeaders(0.1234, { balance: 12_500_000 })),
+    );
+    const refused = JSON.parse(codexRateLimitsEvent(codexLimitSnapshot(use(0.2), 60_000, true, undefined)));
+    t.match(refused, {
+      rate_limits: { allowed: false, limit_reached: true, primary: { used_percent: 100 } },
+      credits: null,
+    });
+  },
+);

@@ -25,6 +25,8 @@ const context: EncodeContext = {
   created: 1,
   wire: 'spec',
   thinkingSigner: new ThinkingSigner(Buffer.alloc(32, 1)),
+  client: undefined,
+  limits: undefined,
 };
 const PARAMETERS = { type: 'object', properties: { city: { type: 'string' } } };
 const LLAMA_ID = 'A73N0hNHIXn6DhBAtXswnuDh40Ehbkk0';

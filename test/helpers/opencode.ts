@@ -1,4 +1,5 @@
-// The real OpenCode CLI (opencode-ai, pinned in package.json) run headless against a gateway:
+// The real OpenCode CLI (its native binary: npm package opencode-linux-x64, pinned in package.json) run headless
+// against a gateway:
 // `opencode run --format json -m gateway/MODEL WORDS…` in a fresh temporary directory holding the
 // README's `opencode.json` (a custom provider through @ai-sdk/openai or @ai-sdk/openai-compatible), with
 // its HOME and XDG directories there too and models.dev and updates off, so it talks to nothing but the gateway.
@@ -9,9 +10,9 @@ import { join } from 'node:path';
 import { packageRoot } from '../../config/package-root.js';
 
 /**
- * The native binary from the platform package (`opencode-linux-x64`, an optional dependency of
- * opencode-ai). Not `node_modules/.bin/opencode`: that is the file opencode-ai's postinstall replaces
- * with this binary, and npm runs no install scripts here but better-sqlite3's (package.json's allowScripts).
+ * The native binary from the platform package that `opencode-ai` installs (`opencode-linux-x64`). The
+ * project depends on that package directly, as an optional dependency: the registry this CI reaches has no
+ * other platform's package, so a lock with `opencode-ai` (which lists all of them) fails `npm ci`.
  */
 const OPENCODE = join(packageRoot(), 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
 /** A run that takes longer than this is killed (a run here takes seconds: the sim answers at once). */

@@ -76,7 +76,14 @@ function callStream(name: string, args: string): ChunkEvent[] {
 }
 
 const SIGNER = new ThinkingSigner(Buffer.alloc(32, 1));
-const encodeContext = (wire: WireProfile) => ({ id: 'gw1', created: 100, wire, thinkingSigner: SIGNER, client: undefined, limits: undefined });
+const encodeContext = (wire: WireProfile) => ({
+  id: 'gw1',
+  created: 100,
+  wire,
+  thinkingSigner: SIGNER,
+  client: undefined,
+  limits: undefined,
+});
 
 function streamed(events: ChunkEvent[], wire: WireProfile, body: Record<string, unknown> = { tools: TOOLS }) {
   const echo = decode(body).echo;

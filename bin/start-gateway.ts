@@ -20,6 +20,7 @@ import { GatewayError } from '../proxy/errors.js';
 import { InFlight } from '../proxy/in-flight.js';
 import { Readiness } from '../proxy/readiness.js';
 import { createRequestListener } from '../proxy/gateway.js';
+import type { ExchangeRuntime } from '../proxy/exchange-run.js';
 import { createHttpServer } from '../proxy/http-server.js';
 import { attachSocketMode } from '../proxy/socket/socket-upgrade.js';
 import { listen, urlOf } from '../proxy/listen.js';
@@ -223,10 +224,28 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       ...(options.now ? { now: options.now } : {}),
     },
   );
-  const listener = createRequestListener({
-    router,
+  // What every door's exchanges share (proxy/exchange-run.ts): HTTP requests and WebSocket messages alike.
+  const runtime: ExchangeRuntime = {
     chain,
     log,
+    metrics,
+    tracing,
+    thinkingSigner,
+    readiness,
+    countTokens,
+    models: modelCatalogue({
+      id: config.model.id,
+      aliases: config.model.aliases,
+      displayName: config.model.display_name,
+      ownedBy: config.model.owned_by,
+      created: config.model.created,
+      contextTokens,
+      maxTokens: Math.min(config.dialects.messages.max_tokens, contextTokens),
+    }),
+  };
+  const listener = createRequestListener({
+    ...runtime,
+    router,
     bodyLimits: {
       maxBytes: config.server.body_limit_bytes,
       maxDepth: config.server.max_json_depth,
@@ -238,21 +257,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     connectionCap,
     configuredWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,
-    thinkingSigner,
     inFlight,
-    readiness,
-    metrics,
-    tracing,
-    countTokens,
-    models: modelCatalogue({
-      id: config.model.id,
-      aliases: config.model.aliases,
-      displayName: config.model.display_name,
-      ownedBy: config.model.owned_by,
-      created: config.model.created,
-      contextTokens,
-      maxTokens: Math.min(config.dialects.messages.max_tokens, contextTokens),
-    }),
   });
   const server = createHttpServer(listener, {
     headersTimeoutMs: config.server.headers_timeout_ms,
@@ -261,17 +266,13 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log,
   });
   const sockets = attachSocketMode(server, {
+    ...runtime,
     router,
-    chain,
-    log,
     connectionCap,
     configuredWire: config.wire,
     maxMessageBytes: config.server.body_limit_bytes,
     idleTimeoutMs: config.server.websocket_idle_ms,
-    thinkingSigner,
     inFlight,
-    metrics,
-    tracing,
   });
   metrics?.readAtScrape({
     inFlight: () => inFlight.count,

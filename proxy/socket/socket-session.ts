@@ -1,36 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
-import type { GatewayMetrics } from '../../telemetry/metrics.js';
-import type { GatewayTracing } from '../../telemetry/tracing.js';
-import { AnswerWatch } from '../answer-watch.js';
-import type { Chain } from '../chain.js';
 import type { Dialect, SocketConversation, WireProfile } from '../dialect.js';
-import { asGatewayError, GatewayError } from '../errors.js';
-import { Exchange } from '../exchange.js';
-import { traceExchange } from '../exchange-trace.js';
+import { GatewayError } from '../errors.js';
+import { runExchange, type Door, type ExchangeRuntime } from '../exchange-run.js';
 import type { InFlight } from '../in-flight.js';
 import { nextRequestId } from '../request-id.js';
-import { endExchange } from '../request-end.js';
 import type { Route } from '../router.js';
-import type { ThinkingSigner } from '../thinking-signer.js';
 import { sendEventMessages, SocketReply } from './send-events.js';
 import { sseMessages as sseMessagesOf } from './sse-messages.js';
 
-export interface SocketSessionOptions {
-  chain: Chain;
-  log: Logger;
+export interface SocketSessionOptions extends ExchangeRuntime {
   /** A connection with no request under way and no message for this long is closed (1000). */
   idleTimeoutMs: number;
-  /** Signs the thinking a response sends and checks the thinking a request passes back (the exchange's), as on a POST. */
-  thinkingSigner: ThinkingSigner;
   /** Counts each response while it is under way (a draining node waits for it). */
   inFlight: InFlight;
-  /** The node's Prometheus metrics, when they are on. */
-  metrics: GatewayMetrics | undefined;
-  /** The node's tracer, when it traces: each request message gets its own span. */
-  tracing: GatewayTracing | undefined;
 }
 
 /**
@@ -56,7 +40,6 @@ export class SocketSession {
   readonly #socket: Socket;
   readonly #req: IncomingMessage;
   readonly #route: Route;
-  readonly #dialect: Dialect;
   readonly #wire: WireProfile;
   readonly #options: SocketSessionOptions;
   readonly #conversation: SocketConversation;
@@ -80,7 +63,6 @@ export class SocketSession {
     this.#socket = socket;
     this.#req = req;
     this.#route = route;
-    this.#dialect = route.dialect;
     this.#wire = wire;
     this.#options = options;
     this.#conversation = route.dialect.socket!.open();
@@ -144,79 +126,51 @@ export class SocketSession {
   /** One request message, answered in full (its events, or its error) before the next is read. */
   async #answer(text: string | undefined): Promise<void> {
     if (this.#closed || this.#goingAway) return;
-    const id = nextRequestId();
     const controller = new AbortController();
     this.#current = controller;
     const leave = this.#options.inFlight.enter();
-    const reply = new SocketReply();
-    const exchange = new Exchange({
-      id,
-      req: this.#req,
-      res: reply,
-      route: this.#route,
-      rootLog: this.#options.log,
-      signal: controller.signal,
-      wire: this.#wire,
-      thinkingSigner: this.#options.thinkingSigner,
-    });
-    exchange.stream = true;
-    const metrics = this.#options.metrics;
-    if (this.#options.tracing !== undefined) traceExchange(exchange, this.#options.tracing);
-    if (metrics !== undefined || exchange.trace !== undefined) exchange.answer = new AnswerWatch();
-    let failure: GatewayError | undefined;
     try {
-      for (const hook of this.#options.chain.onRequest) await hook(exchange);
-      const { body, generate } = this.#conversation.request(parseMessage(text));
-      const { request, echo } = this.#dialect.decode(body);
-      exchange.accept(request);
-      const encoder = this.#dialect.streamEncoder(exchange, echo);
-      if (generate) {
-        const events = await this.#options.chain.generate(exchange);
-        metrics?.openStreams.inc();
-        try {
-          failure = await sendEventMessages(
-            this.#ws,
-            this.#socket,
-            encoder,
-            events,
-            this.#conversation,
-            reply,
-            controller.signal,
-            exchange.answer,
-          );
-        } finally {
-          metrics?.openStreams.dec();
-        }
-      } else {
-        // A warm-up: the request is checked and gets its response, with nothing generated (no upstream call, no cost).
-        if (encoder.warmUp === undefined)
-          throw new GatewayError(
-            'GW_ERR_REQUEST_INVALID',
-            "This endpoint has no warm-ups: leave out 'generate'.",
-            'generate',
-          );
-        this.#sendFrames(encoder.warmUp(), reply);
-      }
-    } catch (error) {
-      if (!controller.signal.aborted) {
-        failure = asGatewayError(error);
-        if (failure.code === 'GW_ERR_INTERNAL') exchange.log.error({ err: error }, 'internal error');
-        if (!reply.headersSent) this.#sendError(failure, exchange.responseHeaders);
-      }
+      await runExchange(
+        this.#options,
+        { id: nextRequestId(), req: this.#req, route: this.#route, signal: controller.signal, wire: this.#wire },
+        this.#door(text),
+      );
     } finally {
       this.#current = undefined;
       leave();
       if (this.#goingAway) this.#ws.close(GOING_AWAY, 'going away');
-      const status = reply.headersSent ? reply.statusCode : (failure?.status ?? 200);
-      endExchange(
-        this.#options.log,
-        metrics,
-        exchange,
-        controller.signal.aborted && !reply.headersSent ? CLIENT_CLOSED : status,
-        controller.signal.aborted,
-        failure,
-      );
     }
+  }
+
+  /** The WebSocket door for one request message: its body is the message, its answer messages on this connection. */
+  #door(text: string | undefined): Door {
+    const reply = new SocketReply();
+    const conversation = this.#conversation;
+    return {
+      reply,
+      alwaysStreams: true,
+      body: () => Promise.resolve(conversation.request(parseMessage(text))),
+      sendJson: () => {
+        throw new GatewayError('GW_ERR_INTERNAL', 'A WebSocket request is always answered with events.');
+      },
+      sendStream: (exchange, encoder, events) =>
+        sendEventMessages(
+          this.#ws,
+          this.#socket,
+          encoder,
+          events,
+          conversation,
+          reply,
+          exchange.signal,
+          exchange.answer,
+        ),
+      sendWarmUp: (encoder) => this.#sendFrames(encoder.warmUp!(), reply),
+      sendError: (exchange, error) => this.#sendError(error, exchange.responseHeaders),
+      endBroken: () => {},
+      finalStatus: (aborted, failure) =>
+        aborted && !reply.headersSent ? CLIENT_CLOSED : reply.headersSent ? reply.statusCode : (failure?.status ?? 200),
+      finish: () => {},
+    };
   }
 
   #sendFrames(text: string, reply: SocketReply): void {

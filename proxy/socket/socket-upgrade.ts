@@ -1,43 +1,31 @@
 // WebSocket mode: the node:http server's `upgrade` event, for the routes whose dialect has one (GET /v1/responses).
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { GatewayMetrics } from '../../telemetry/metrics.js';
-import type { GatewayTracing } from '../../telemetry/tracing.js';
-import type { Chain } from '../chain.js';
 import type { ConnectionCap } from '../connection-cap.js';
 import type { InFlight } from '../in-flight.js';
 import type { Dialect, WireProfile } from '../dialect.js';
 import { asGatewayError, GatewayError } from '../errors.js';
 import { Exchange } from '../exchange.js';
+import type { ExchangeRuntime } from '../exchange-run.js';
 import { printable } from '../printable.js';
 import { nextRequestId } from '../request-id.js';
 import { endWithoutExchange } from '../request-end.js';
 import type { Route, Router } from '../router.js';
-import type { ThinkingSigner } from '../thinking-signer.js';
 import { wireOf } from '../wire-header.js';
 import { negotiatedWire, type WireSetting } from '../wire-negotiation.js';
 import { SocketSession } from './socket-session.js';
 
-export interface SocketModeOptions {
+export interface SocketModeOptions extends ExchangeRuntime {
   router: Router;
-  chain: Chain;
-  log: Logger;
   connectionCap: ConnectionCap;
   /** The config's `wire`: `auto` negotiates from the upgrade request's headers (docs/wire.md). */
   configuredWire: WireSetting;
   /** The largest request message (server.body_limit_bytes): a larger one closes the connection (1009). */
   maxMessageBytes: number;
   idleTimeoutMs: number;
-  /** Signs the thinking blocks a response sends and checks the ones a request passes back (as on a POST). */
-  thinkingSigner: ThinkingSigner;
   /** Counts each response under way; while the node drains, upgrades are refused. */
   inFlight: InFlight;
-  /** The node's Prometheus metrics, when they are on. */
-  metrics: GatewayMetrics | undefined;
-  /** The node's tracer, when it traces (each request message's span; the upgrade itself has none). */
-  tracing: GatewayTracing | undefined;
 }
 
 /** The open WebSockets of a server, to end them when it stops (an upgraded socket is no longer the HTTP server's to close). */
@@ -145,15 +133,7 @@ async function upgrade(
   const opened = route as Route & { dialect: Dialect };
   wss.handleUpgrade(req, socket, head, (ws) => {
     socket.off('error', onSocketError);
-    const session = new SocketSession(ws, socket, req, opened, wire, {
-      chain: options.chain,
-      log: options.log,
-      idleTimeoutMs: options.idleTimeoutMs,
-      thinkingSigner: options.thinkingSigner,
-      inFlight: options.inFlight,
-      metrics: options.metrics,
-      tracing: options.tracing,
-    });
+    const session = new SocketSession(ws, socket, req, opened, wire, options);
     sessions.add(session);
     ws.once('close', () => remove(session));
     // Opened while the drain began (the upgrade was under way): it goes away at once too.

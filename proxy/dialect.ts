@@ -14,19 +14,28 @@ export interface RenderedError {
   body: JsonObject;
 }
 
-/** Turns canonical events into the dialect's SSE text, one call per event; '' when nothing is due. */
+/**
+ * Where an encoder's frames go, each the moment it is made: an event name (null for a data-only frame, as the
+ * openai wire of the chat dialect sends them) and its data (JSON text, or chat's `[DONE]`). The HTTP door
+ * writes each as a server-sent event, the WebSocket door sends its data as a message, a batch line collects them.
+ */
+export interface FrameSink {
+  frame(event: string | null, data: string): void;
+}
+
+/** Turns canonical events into the dialect's frames, into the sink each call is given. */
 export interface StreamEncoder {
-  start(): string;
-  event(event: CanonicalEvent): string;
-  end(): string;
-  error(error: GatewayError): string;
+  start(out: FrameSink): void;
+  event(event: CanonicalEvent, out: FrameSink): void;
+  end(out: FrameSink): void;
+  error(error: GatewayError, out: FrameSink): void;
   /** A keep-alive event, sent while nothing else is (long waits, searches); dialects without one omit it. */
-  ping?(): string;
+  ping?(out: FrameSink): void;
   /**
    * The whole answer to a request that asked for nothing to be generated (a WebSocket warm-up): its start and
    * end with no output. Dialects with a socket mode have it.
    */
-  warmUp?(): string;
+  warmUp?(out: FrameSink): void;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ErrorRenderer, StreamEncoder } from './dialect.js';
 import type { ErrorCode, GatewayError } from './errors.js';
 import type { EventStream } from './event-stream.js';
 import { sendEncodedEvents, type FrameTransport } from './send-encoded.js';
+import { sseFrame } from './sse.js';
 
 export function sendJson(res: ServerResponse, status: number, headers: Record<string, string>, body: JsonObject): void {
   const text = JSON.stringify(body);
@@ -72,16 +73,10 @@ export function sendEventStream(
     pending += text;
     quiet = false;
   };
-  const ping = encoder.ping?.bind(encoder);
-  const pinger =
-    ping === undefined
-      ? undefined
-      : setInterval(() => {
-          if (quiet) write(ping());
-          quiet = true;
-        }, pingIntervalMs);
   const transport: FrameTransport = {
-    write,
+    frame(event, data) {
+      write(sseFrame(event, data));
+    },
     drained: res,
     end() {
       flush();
@@ -94,5 +89,12 @@ export function sendEventStream(
   const started = (): void => {
     if (pending === '') res.flushHeaders();
   };
+  const pinger =
+    encoder.ping === undefined
+      ? undefined
+      : setInterval(() => {
+          if (quiet) encoder.ping?.(transport);
+          quiet = true;
+        }, pingIntervalMs);
   return sendEncodedEvents(transport, encoder, events, signal, watch, started).finally(() => clearInterval(pinger));
 }

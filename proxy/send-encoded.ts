@@ -1,13 +1,11 @@
 import type { AnswerWatch } from './answer-watch.js';
 import type { ResponseEvent } from './canonical.js';
-import type { StreamEncoder } from './dialect.js';
+import type { FrameSink, StreamEncoder } from './dialect.js';
 import { asGatewayError, GatewayError } from './errors.js';
 import type { EventStream, Sink } from './event-stream.js';
 
-/** Where a streamed response's frames go: an HTTP response (proxy/respond.ts) or a WebSocket (proxy/socket/). */
-export interface FrameTransport {
-  /** The encoder's frames, in order. */
-  write(text: string): void;
+/** Where a streamed response's frames go (the encoder's sink): an HTTP response (proxy/respond.ts) or a WebSocket (proxy/socket/). */
+export interface FrameTransport extends FrameSink {
   /** The writable whose full buffer pauses the events until its 'drain' (the response, or the upgraded socket). */
   readonly drained: {
     readonly writableNeedDrain: boolean;
@@ -51,7 +49,7 @@ export function sendEncodedEvents(
         return;
       }
       try {
-        if (failure !== undefined) transport.write(encoder.error(failure));
+        if (failure !== undefined) encoder.error(failure, transport);
       } catch {
         // The error event itself could not be encoded: the stream ends without it, and the failure stands.
       }
@@ -78,7 +76,7 @@ export function sendEncodedEvents(
           if (event.type === 'completion')
             throw new GatewayError('GW_ERR_INTERNAL', 'A whole completion reached an event stream.');
           watch?.see(event);
-          transport.write(encoder.event(event));
+          encoder.event(event, transport);
         } catch (error) {
           stop(asGatewayError(error));
           return;
@@ -94,7 +92,7 @@ export function sendEncodedEvents(
         over = true;
         let failure: GatewayError | undefined;
         try {
-          transport.write(encoder.end());
+          encoder.end(transport);
         } catch (error) {
           failure = asGatewayError(error);
         }
@@ -106,9 +104,8 @@ export function sendEncodedEvents(
         close(asGatewayError(error));
       },
     };
-    let start: string;
     try {
-      start = encoder.start();
+      encoder.start(transport);
     } catch (error) {
       // The encoder failed before the events were read: a stream never started reaches none of the
       // plugins' ends (the meter's settlement, the rate limiter's output charge: proxy/observe.ts) and
@@ -118,7 +115,6 @@ export function sendEncodedEvents(
       events.pipe({ onEvent: () => {}, onEnd: () => close(failure), onError: () => close(failure) });
       return;
     }
-    transport.write(start);
     events.pipe(sink);
     if (!over) started();
   });

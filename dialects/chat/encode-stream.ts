@@ -1,8 +1,7 @@
 import fastJson from 'fast-json-stringify';
 import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../proxy/canonical.js';
-import type { StreamEncoder, WireProfile } from '../../proxy/dialect.js';
+import type { FrameSink, StreamEncoder, WireProfile } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
-import { sseFrame } from '../../proxy/sse.js';
 import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
 import deltaSchema from '../../schemas/chat-delta.json' with { type: 'json' };
 import type { ChatEcho } from './decode.js';
@@ -37,34 +36,28 @@ export class ChatStreamEncoder implements StreamEncoder {
     this.#head = `"id":${JSON.stringify(options.id)},"object":"chat.completion.chunk","created":${options.created},"model":${JSON.stringify(options.modelId)}`;
   }
 
-  start(): string {
-    if (this.#options.wire === 'openai') return '';
+  start(out: FrameSink): void {
+    if (this.#options.wire === 'openai') return;
     const { id, created, modelId } = this.#options;
-    return sseFrame(
-      'message_start',
-      JSON.stringify({ id, object: 'chat.completion', created, model: modelId, choices: [] }),
-    );
+    out.frame('message_start', JSON.stringify({ id, object: 'chat.completion', created, model: modelId, choices: [] }));
   }
 
-  event(event: CanonicalEvent): string {
+  event(event: CanonicalEvent, out: FrameSink): void {
     // Search never runs on this dialect (spec rule 7): only upstream chunks reach it.
-    if (event.type !== 'chunk') return '';
+    if (event.type !== 'chunk') return;
     const chunk = event.chunk;
     if (chunk.usage) this.#usage = chunk.usage;
     const usage = this.#options.continuousUsage && chunk.usage ? chatUsage(chunk.usage) : undefined;
-    if (this.#options.wire === 'openai') return this.#openaiChunk(chunk.choices, usage);
-    let out = '';
-    for (const choice of chunk.choices) out += this.#specChoice(choice, usage);
-    return out;
+    if (this.#options.wire === 'openai') return this.#openaiChunk(chunk.choices, usage, out);
+    for (const choice of chunk.choices) this.#specChoice(choice, usage, out);
   }
 
-  end(): string {
+  end(out: FrameSink): void {
     if (this.#options.wire === 'openai') {
-      const usage =
-        this.#options.includeUsage && this.#usage
-          ? `{${this.#head},"choices":[],"usage":${JSON.stringify(chatUsage(this.#usage))}}`
-          : '';
-      return (usage ? sseFrame(null, usage) : '') + sseFrame(null, '[DONE]');
+      if (this.#options.includeUsage && this.#usage)
+        out.frame(null, `{${this.#head},"choices":[],"usage":${JSON.stringify(chatUsage(this.#usage))}}`);
+      out.frame(null, '[DONE]');
+      return;
     }
     const indices = this.#finish.size > 0 ? [...this.#finish.keys()] : [0];
     const choices = indices.map((index) => ({
@@ -73,33 +66,30 @@ export class ChatStreamEncoder implements StreamEncoder {
       finish_reason: chatFinishReason(this.#finish.get(index), this.#calledTool.has(index)),
     }));
     const usage = this.#options.includeUsage && this.#usage ? `,"usage":${JSON.stringify(chatUsage(this.#usage))}` : '';
-    return sseFrame('message_stop', `{${this.#head},"choices":${JSON.stringify(choices)}${usage}}`);
+    out.frame('message_stop', `{${this.#head},"choices":${JSON.stringify(choices)}${usage}}`);
   }
 
-  error(error: GatewayError): string {
-    const body = JSON.stringify(renderChatError(error).body);
-    return this.#options.wire === 'openai' ? sseFrame(null, body) : sseFrame('error', body);
+  error(error: GatewayError, out: FrameSink): void {
+    out.frame(this.#options.wire === 'openai' ? null : 'error', JSON.stringify(renderChatError(error).body));
   }
 
-  #specChoice(choice: ChatChunkChoice, usage: ChatUsage | undefined): string {
+  #specChoice(choice: ChatChunkChoice, usage: ChatUsage | undefined, out: FrameSink): void {
     const index = choice.index;
-    let out = '';
     if (!this.#started.has(index)) {
       this.#started.add(index);
-      out += this.#specDelta(index, { role: 'assistant', content: '' }, usage);
+      this.#specDelta(index, { role: 'assistant', content: '' }, usage, out);
     }
     const delta = this.#clientDelta(index, choice.delta);
     if (delta.tool_calls) this.#calledTool.add(index);
     if (delta.content !== undefined || delta.tool_calls !== undefined || delta.reasoning_content !== undefined) {
-      out += this.#specDelta(index, delta, usage);
+      this.#specDelta(index, delta, usage, out);
     }
     if (choice.finish_reason) this.#finish.set(index, choice.finish_reason);
-    return out;
   }
 
-  #specDelta(index: number, delta: ChatDelta, usage: ChatUsage | undefined): string {
+  #specDelta(index: number, delta: ChatDelta, usage: ChatUsage | undefined, out: FrameSink): void {
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';
-    return sseFrame(
+    out.frame(
       'message_delta',
       `{${this.#head},"choices":[{"index":${index},"delta":${stringifyDelta(delta)}}]${tail}}`,
     );
@@ -120,7 +110,7 @@ export class ChatStreamEncoder implements StreamEncoder {
     return clean;
   }
 
-  #openaiChunk(choices: ChatChunkChoice[], usage: ChatUsage | undefined): string {
+  #openaiChunk(choices: ChatChunkChoice[], usage: ChatUsage | undefined, sink: FrameSink): void {
     const out: string[] = [];
     for (const choice of choices) {
       let delta = this.#clientDelta(choice.index, choice.delta);
@@ -137,9 +127,9 @@ export class ChatStreamEncoder implements StreamEncoder {
       );
     }
     // A chunk with nothing the client sees (running usage it did not ask for, an emptied delta) is not sent.
-    if (out.length === 0 && usage === undefined) return '';
+    if (out.length === 0 && usage === undefined) return;
     const tail = usage ? `,"usage":${JSON.stringify(usage)}` : '';
-    return sseFrame(null, `{${this.#head},"choices":[${out.join(',')}]${tail}}`);
+    sink.frame(null, `{${this.#head},"choices":[${out.join(',')}]${tail}}`);
   }
 }
 

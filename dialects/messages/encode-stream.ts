@@ -9,9 +9,8 @@ import type {
   SearchCallEvent,
   SearchResultEvent,
 } from '../../proxy/canonical.js';
-import type { StreamEncoder } from '../../proxy/dialect.js';
+import type { FrameSink, StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
-import { sseFrame } from '../../proxy/sse.js';
 import { clientToolCallId, TOOL_USE_PREFIX } from '../../proxy/tool-call-ids.js';
 import { renderMessagesError } from './errors.js';
 import { stopReason } from './stop-reason.js';
@@ -70,46 +69,50 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.#options = options;
   }
 
-  start(): string {
-    return '';
-  }
+  start(): void {}
 
-  event(event: CanonicalEvent): string {
+  event(event: CanonicalEvent, out: FrameSink): void {
     switch (event.type) {
       case 'chunk':
-        return this.#chunk(event.chunk);
+        return this.#chunk(event.chunk, out);
       case 'search_call':
-        return this.#searchCall(event);
+        return this.#searchCall(event, out);
       case 'search_result':
-        return this.#searchResult(event);
+        return this.#searchResult(event, out);
       case 'citation':
-        return this.#citation(event);
+        return this.#citation(event, out);
       default:
         return unknownEvent(event);
     }
   }
 
-  end(): string {
-    let out = (this.#started ? '' : this.#messageStart()) + this.#close();
-    for (const call of this.#waiting.splice(0)) out += this.#openTool(call) + this.#close();
+  end(out: FrameSink): void {
+    this.#ensureStarted(out);
+    this.#close(out);
+    for (const call of this.#waiting.splice(0)) {
+      this.#openTool(call, out);
+      this.#close(out);
+    }
     const stop = stopReason(this.#finish, this.#calledTool, this.#matched, this.#options.stopSequences);
-    out += frame('message_delta', {
+    frame(out, 'message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stop.reason, stop_sequence: stop.sequence },
       usage: messagesUsage(this.#usage),
     });
-    return out + frame('message_stop', { type: 'message_stop' });
+    frame(out, 'message_stop', { type: 'message_stop' });
   }
 
-  error(error: GatewayError): string {
-    return frame('error', renderMessagesError(error).body);
+  error(error: GatewayError, out: FrameSink): void {
+    frame(out, 'error', renderMessagesError(error).body);
   }
 
-  ping(): string {
-    return frame('ping', { type: 'ping' });
+  ping(out: FrameSink): void {
+    frame(out, 'ping', { type: 'ping' });
   }
 
-  #messageStart(): string {
+  /** message_start, once, before any other frame of the message. */
+  #ensureStarted(out: FrameSink): void {
+    if (this.#started) return;
     this.#started = true;
     const usage = messagesUsage(this.#usage);
     usage.output_tokens = 0;
@@ -123,76 +126,78 @@ export class MessagesStreamEncoder implements StreamEncoder {
       stop_sequence: null,
       usage,
     };
-    return frame('message_start', { type: 'message_start', message });
+    frame(out, 'message_start', { type: 'message_start', message });
   }
 
-  #chunk(chunk: ChatChunk): string {
+  #chunk(chunk: ChatChunk, out: FrameSink): void {
     if (chunk.usage) this.#usage = chunk.usage;
     // message_start waits for a chunk with usage or output: llama-server's role chunk may carry neither,
     // and its running usage comes with the next one (the prompt's real count, not 0).
-    if (!this.#started && !chunk.usage && !carriesOutput(chunk)) return '';
-    let out = this.#started ? '' : this.#messageStart();
+    if (!this.#started && !chunk.usage && !carriesOutput(chunk)) return;
+    this.#ensureStarted(out);
     const choice = chunk.choices[0];
-    if (choice !== undefined) out += this.#choice(choice);
-    return out;
+    if (choice !== undefined) this.#choice(choice, out);
   }
 
   /** A server_tool_use block, whole: start with `input: {}`, the query as one input_json_delta, stop. */
-  #searchCall(event: SearchCallEvent): string {
-    let out = (this.#started ? '' : this.#messageStart()) + this.#close();
+  #searchCall(event: SearchCallEvent, out: FrameSink): void {
+    this.#ensureStarted(out);
+    this.#close(out);
     const index = this.#nextIndex++;
-    out += frame('content_block_start', {
+    frame(out, 'content_block_start', {
       type: 'content_block_start',
       index,
       content_block: { ...serverToolUseBlock(event.id, event.query), input: {} },
     });
-    out += frame('content_block_delta', {
+    frame(out, 'content_block_delta', {
       type: 'content_block_delta',
       index,
       delta: { type: 'input_json_delta', partial_json: JSON.stringify({ query: event.query }) },
     });
-    return out + frame('content_block_stop', { type: 'content_block_stop', index });
+    frame(out, 'content_block_stop', { type: 'content_block_stop', index });
   }
 
   /** A web_search_tool_result block: its start carries the whole block (docs/wire.md), then it stops. */
-  #searchResult(event: SearchResultEvent): string {
-    let out = (this.#started ? '' : this.#messageStart()) + this.#close();
+  #searchResult(event: SearchResultEvent, out: FrameSink): void {
+    this.#ensureStarted(out);
+    this.#close(out);
     const index = this.#nextIndex++;
-    out += frame('content_block_start', {
+    frame(out, 'content_block_start', {
       type: 'content_block_start',
       index,
       content_block: searchResultBlock(event),
     });
-    return out + frame('content_block_stop', { type: 'content_block_stop', index });
+    frame(out, 'content_block_stop', { type: 'content_block_stop', index });
   }
 
   /** A citation of the text just written: a citations_delta on its block, which then ends at the next text. */
-  #citation(event: CitationEvent): string {
-    if (this.#open.kind !== 'text') return '';
+  #citation(event: CitationEvent, out: FrameSink): void {
+    if (this.#open.kind !== 'text') return;
     this.#splitText = true;
-    return this.#delta({
+    this.#delta(out, {
       type: 'citations_delta',
       citation: { type: 'web_search_result_location', ...event.citation },
     });
   }
 
-  #choice(choice: ChatChunkChoice): string {
+  #choice(choice: ChatChunkChoice, out: FrameSink): void {
     const delta = choice.delta;
-    let out = '';
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (reasoning) {
-      out += this.#ensure('thinking') + this.#delta({ type: 'thinking_delta', thinking: reasoning });
+      this.#ensure('thinking', out);
+      this.#delta(out, { type: 'thinking_delta', thinking: reasoning });
       this.#thinking += reasoning;
     }
-    if (delta.content) out += this.#ensure('text') + this.#delta({ type: 'text_delta', text: delta.content });
-    for (const fragment of delta.tool_calls ?? []) out += this.#toolFragment(fragment);
+    if (delta.content) {
+      this.#ensure('text', out);
+      this.#delta(out, { type: 'text_delta', text: delta.content });
+    }
+    for (const fragment of delta.tool_calls ?? []) this.#toolFragment(fragment, out);
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     if (choice.stop_reason !== undefined && choice.stop_reason !== null) this.#matched = choice.stop_reason;
-    return out;
   }
 
-  #toolFragment(fragment: ChatToolCallDelta): string {
-    let out = '';
+  #toolFragment(fragment: ChatToolCallDelta, out: FrameSink): void {
     let call = this.#calls.get(fragment.index);
     if (call === undefined) {
       call = {
@@ -211,20 +216,21 @@ export class MessagesStreamEncoder implements StreamEncoder {
     call.args += args;
     call.all += args;
     const open = this.#open;
-    if (open.kind === 'tool' && open.call === fragment.index) return out + this.#flushArgs(call);
+    if (open.kind === 'tool' && open.call === fragment.index) return this.#flushArgs(call, out);
     // Another call is live: switch only once its arguments look complete, so a late fragment of it never finds its block closed.
-    if (open.kind === 'tool' && !looksComplete(this.#calls.get(open.call)!.all)) return out;
+    if (open.kind === 'tool' && !looksComplete(this.#calls.get(open.call)!.all)) return;
     const next = this.#waiting.shift();
-    if (next !== undefined) out += this.#close() + this.#openTool(next);
-    return out;
+    if (next === undefined) return;
+    this.#close(out);
+    this.#openTool(next, out);
   }
 
-  #openTool(upstreamIndex: number): string {
+  #openTool(upstreamIndex: number, out: FrameSink): void {
     const call = this.#calls.get(upstreamIndex)!;
     this.#calledTool = true;
     const index = this.#nextIndex++;
     this.#open = { kind: 'tool', index, call: upstreamIndex };
-    const start = frame('content_block_start', {
+    frame(out, 'content_block_start', {
       type: 'content_block_start',
       index,
       content_block: {
@@ -234,44 +240,43 @@ export class MessagesStreamEncoder implements StreamEncoder {
         input: {},
       },
     });
-    return start + this.#flushArgs(call);
+    this.#flushArgs(call, out);
   }
 
-  #flushArgs(call: ToolCall): string {
-    if (call.args === '') return '';
+  #flushArgs(call: ToolCall, out: FrameSink): void {
+    if (call.args === '') return;
     const partial = call.args;
     call.args = '';
-    return this.#delta({ type: 'input_json_delta', partial_json: partial });
+    this.#delta(out, { type: 'input_json_delta', partial_json: partial });
   }
 
   /** Makes a text or thinking block the open one. */
-  #ensure(kind: 'text' | 'thinking'): string {
-    if (this.#open.kind === kind && !(kind === 'text' && this.#splitText)) return '';
+  #ensure(kind: 'text' | 'thinking', out: FrameSink): void {
+    if (this.#open.kind === kind && !(kind === 'text' && this.#splitText)) return;
     this.#splitText = false;
-    const out = this.#close();
+    this.#close(out);
     const index = this.#nextIndex++;
     this.#open = { kind, index };
     const block = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
-    return out + frame('content_block_start', { type: 'content_block_start', index, content_block: block });
+    frame(out, 'content_block_start', { type: 'content_block_start', index, content_block: block });
   }
 
   /** Stops the open block; a thinking block first gets its signature (Anthropic's `signature_delta`). */
-  #close(): string {
+  #close(out: FrameSink): void {
     const open = this.#open;
-    if (open.kind === 'none') return '';
-    let out = '';
+    if (open.kind === 'none') return;
     if (open.kind === 'thinking') {
-      out = this.#delta({ type: 'signature_delta', signature: this.#options.sign(this.#thinking) });
+      this.#delta(out, { type: 'signature_delta', signature: this.#options.sign(this.#thinking) });
       this.#thinking = '';
     }
     this.#open = { kind: 'none' };
-    return out + frame('content_block_stop', { type: 'content_block_stop', index: open.index });
+    frame(out, 'content_block_stop', { type: 'content_block_stop', index: open.index });
   }
 
-  #delta(delta: object): string {
+  #delta(out: FrameSink, delta: object): void {
     const open = this.#open;
     if (open.kind === 'none') throw new Error('a delta needs an open block');
-    return frame('content_block_delta', { type: 'content_block_delta', index: open.index, delta });
+    frame(out, 'content_block_delta', { type: 'content_block_delta', index: open.index, delta });
   }
 }
 
@@ -285,12 +290,10 @@ function carriesOutput(chunk: ChatChunk): boolean {
 }
 
 /** A new canonical event type is a compile error here until the encoder handles it. */
-function unknownEvent(_event: never): string {
-  return '';
-}
+function unknownEvent(_event: never): void {}
 
-function frame(event: string, data: object): string {
-  return sseFrame(event, JSON.stringify(data));
+function frame(out: FrameSink, event: string, data: object): void {
+  out.frame(event, JSON.stringify(data));
 }
 
 /** Whether a tool call's arguments so far are a whole JSON value (the call has most likely ended). */

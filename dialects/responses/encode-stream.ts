@@ -9,9 +9,8 @@ import type {
   SearchCallEvent,
   SearchResultEvent,
 } from '../../proxy/canonical.js';
-import type { StreamEncoder } from '../../proxy/dialect.js';
+import type { FrameSink, StreamEncoder } from '../../proxy/dialect.js';
 import type { GatewayError } from '../../proxy/errors.js';
-import { sseFrame } from '../../proxy/sse.js';
 import { codexRateLimitsEvent } from './codex-rate-limits.js';
 import { renderChatError } from '../chat/errors.js';
 import { callItem } from './call-items.js';
@@ -127,7 +126,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (context.compaction === true) this.#summary = '';
   }
 
-  start(): string {
+  start(out: FrameSink): void {
     const response = JSON.stringify(
       responseObject(this.#context, { status: 'in_progress', output: [], usage: null, outcome: null }),
     );
@@ -136,20 +135,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       ? `"id":"${responseId(this.#context)}","object":"response","created":${created},"model":${JSON.stringify(modelId)},`
       : '';
     const limits = this.#context.codexRateLimits;
-    const rateLimits = limits === undefined ? '' : sseFrame('codex.rate_limits', codexRateLimitsEvent(limits));
-    return rateLimits + this.#frame('response.created', `${spec}"response":${response}`);
+    if (limits !== undefined) out.frame('codex.rate_limits', codexRateLimitsEvent(limits));
+    this.#frame(out, 'response.created', `${spec}"response":${response}`);
   }
 
-  event(event: CanonicalEvent): string {
+  event(event: CanonicalEvent, out: FrameSink): void {
     switch (event.type) {
       case 'chunk':
-        return this.#chunk(event.chunk);
+        return this.#chunk(event.chunk, out);
       case 'search_call':
-        return this.#searchCall(event);
+        return this.#searchCall(event, out);
       case 'search_result':
-        return this.#searchResult(event);
+        return this.#searchResult(event, out);
       case 'citation':
-        return this.#citation(event);
+        return this.#citation(event, out);
       default:
         return unknownEvent(event);
     }
@@ -160,23 +159,24 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * it; an item here would be one the client never puts in its history, so its next request could not
    * continue this response (Codex then sends its whole input again).
    */
-  warmUp(): string {
+  warmUp(out: FrameSink): void {
     this.#warmUp = true;
-    return this.start() + this.end();
+    this.start(out);
+    this.end(out);
   }
 
-  end(): string {
+  end(out: FrameSink): void {
     const outcome = outcomeOf(this.#finish);
-    let out = this.#reasoning !== undefined ? this.#closeReasoning(this.#reasoning) : '';
-    if (this.#summary !== undefined && !this.#warmUp) out += this.#compaction(this.#summary);
+    if (this.#reasoning !== undefined) this.#closeReasoning(this.#reasoning, out);
+    if (this.#summary !== undefined && !this.#warmUp) this.#compaction(this.#summary, out);
     // A generated response always has an item besides reasoning (Codex stops with "no last agent message"
     // without one); a warm-up has none.
-    if (!this.#warmUp && this.#items.every((item) => item.kind === 'reasoning')) out += this.#openMessage();
+    if (!this.#warmUp && this.#items.every((item) => item.kind === 'reasoning')) this.#openMessage(out);
     for (const item of this.#items) {
-      if (item.kind === 'message' && item === this.#message) out += this.#closeMessage(item, outcome.status);
-      else if (item.kind === 'call') out += this.#closeCall(item, outcome.status);
+      if (item.kind === 'message' && item === this.#message) this.#closeMessage(item, outcome.status, out);
+      else if (item.kind === 'call') this.#closeCall(item, outcome.status, out);
       else if (item.kind === 'web_search_call' && item.status === 'searching')
-        out += this.#closeSearch(item, 'completed');
+        this.#closeSearch(item, 'completed', out);
     }
     const type = outcome.status === 'completed' ? 'response.completed' : 'response.incomplete';
     const response = JSON.stringify(
@@ -188,7 +188,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }),
     );
     const spec = this.#spec ? this.#specEnd(type, outcome) : '';
-    return out + this.#frame(type, `${spec}"response":${response}`);
+    this.#frame(out, type, `${spec}"response":${response}`);
   }
 
   /**
@@ -196,7 +196,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * Then `response.failed`, the terminal event of the Open Responses lifecycle (Codex reads its error): the response
    * as far as it came, its open items `incomplete`.
    */
-  error(error: GatewayError): string {
+  error(error: GatewayError, out: FrameSink): void {
     const body = renderChatError(error).body.error as { message: string; code: string | null; param: string | null };
     const fields = `"code":${JSON.stringify(body.code)},"message":${JSON.stringify(body.message)},"param":${JSON.stringify(body.param)},"error":${JSON.stringify(body)}`;
     const response = JSON.stringify(
@@ -208,42 +208,40 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         error: { code: body.code ?? 'server_error', message: body.message },
       }),
     );
-    return this.#frame('error', fields) + this.#frame('response.failed', `"response":${response}`);
+    this.#frame(out, 'error', fields);
+    this.#frame(out, 'response.failed', `"response":${response}`);
   }
 
-  #chunk(chunk: ChatChunk): string {
+  #chunk(chunk: ChatChunk, out: FrameSink): void {
     if (chunk.usage) this.#usage = chunk.usage;
-    let out = '';
     for (const choice of chunk.choices) {
       // The dialect has one output; `n` is never above 1 here.
       if (choice.index !== 0) continue;
       const { content, tool_calls: fragments } = choice.delta;
       const reasoning = choice.delta.reasoning_content ?? choice.delta.reasoning;
-      if (reasoning) out += this.#reasoningText(reasoning);
-      if (typeof content === 'string' && content !== '') out += this.#text(content);
+      if (reasoning) this.#reasoningText(reasoning, out);
+      if (typeof content === 'string' && content !== '') this.#text(content, out);
       // A compaction request offers the model no tools (compaction.ts), so a call there is not the client's to run.
-      if (fragments && this.#summary === undefined)
-        for (const fragment of fragments) out += this.#toolFragment(fragment);
+      if (fragments && this.#summary === undefined) for (const fragment of fragments) this.#toolFragment(fragment, out);
       if (choice.finish_reason) this.#finish = choice.finish_reason;
     }
-    return out;
   }
 
-  #text(text: string): string {
-    let out = this.#reasoning !== undefined ? this.#closeReasoning(this.#reasoning) : '';
+  #text(text: string, out: FrameSink): void {
+    if (this.#reasoning !== undefined) this.#closeReasoning(this.#reasoning, out);
     if (this.#summary !== undefined) {
       this.#summary += text;
-      return out;
+      return;
     }
-    if (this.#message === undefined) out += this.#openMessage();
+    if (this.#message === undefined) this.#openMessage(out);
     const message = this.#message!;
     message.text += text;
     message.length += codePoints(text);
     const delta = this.#spec ? `{"output_text":${JSON.stringify(text)}}` : JSON.stringify(text);
-    return out + this.#frame('response.output_text.delta', `${message.deltaHead}${delta},"logprobs":[]`);
+    this.#frame(out, 'response.output_text.delta', `${message.deltaHead}${delta},"logprobs":[]`);
   }
 
-  #openMessage(): string {
+  #openMessage(out: FrameSink): void {
     const id = messageItemId(this.#context, this.#messageCount++);
     const outputIndex = this.#items.length;
     const spec = this.#spec ? '"object":"response.delta",' : '';
@@ -261,36 +259,38 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.#items.push(message);
     this.#message = message;
     const item = { type: 'message', id, status: 'in_progress', role: 'assistant', content: [] };
-    return (
-      this.#frame('response.output_item.added', `"output_index":${outputIndex},"item":${JSON.stringify(item)}`) +
-      this.#frame(
-        'response.content_part.added',
-        `"item_id":"${id}","output_index":${outputIndex},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`,
-      )
+    this.#frame(out, 'response.output_item.added', `"output_index":${outputIndex},"item":${JSON.stringify(item)}`);
+    this.#frame(
+      out,
+      'response.content_part.added',
+      `"item_id":"${id}","output_index":${outputIndex},"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`,
     );
   }
 
-  #closeMessage(message: StreamMessage, status: ResponseStatus): string {
+  #closeMessage(message: StreamMessage, status: ResponseStatus, out: FrameSink): void {
     this.#message = undefined;
     message.status = status;
     const item = outputItem(message);
     const head = `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0`;
     const text = JSON.stringify(message.text);
     const annotations = JSON.stringify(message.annotations);
-    return (
-      this.#frame('response.output_text.done', `${head},"text":${text},"logprobs":[]`) +
-      this.#frame(
-        'response.content_part.done',
-        `${head},"part":{"type":"output_text","text":${text},"annotations":${annotations}}`,
-      ) +
-      this.#frame('response.output_item.done', `"output_index":${message.outputIndex},"item":${JSON.stringify(item)}`)
+    this.#frame(out, 'response.output_text.done', `${head},"text":${text},"logprobs":[]`);
+    this.#frame(
+      out,
+      'response.content_part.done',
+      `${head},"part":{"type":"output_text","text":${text},"annotations":${annotations}}`,
+    );
+    this.#frame(
+      out,
+      'response.output_item.done',
+      `"output_index":${message.outputIndex},"item":${JSON.stringify(item)}`,
     );
   }
 
   /** A search starts: the message or reasoning before it is finished; its item is added, in progress, then searching. */
-  #searchCall(event: SearchCallEvent): string {
-    let out = this.#message !== undefined ? this.#closeMessage(this.#message, 'completed') : '';
-    if (this.#reasoning !== undefined) out += this.#closeReasoning(this.#reasoning);
+  #searchCall(event: SearchCallEvent, out: FrameSink): void {
+    if (this.#message !== undefined) this.#closeMessage(this.#message, 'completed', out);
+    if (this.#reasoning !== undefined) this.#closeReasoning(this.#reasoning, out);
     const search: StreamSearch = {
       kind: 'web_search_call',
       id: searchItemId(event.id),
@@ -301,54 +301,55 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.#items.push(search);
     this.#searches.set(event.id, search);
     const head = `"item_id":"${search.id}","output_index":${search.outputIndex}`;
-    out += this.#frame(
+    this.#frame(
+      out,
       'response.output_item.added',
       `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`,
     );
-    out += this.#frame('response.web_search_call.in_progress', head);
+    this.#frame(out, 'response.web_search_call.in_progress', head);
     search.status = 'searching';
-    return out + this.#frame('response.web_search_call.searching', head);
+    this.#frame(out, 'response.web_search_call.searching', head);
   }
 
-  #searchResult(event: SearchResultEvent): string {
+  #searchResult(event: SearchResultEvent, out: FrameSink): void {
     const search = this.#searches.get(event.id);
-    if (search === undefined || search.status !== 'searching') return '';
-    return this.#closeSearch(search, event.error_code === undefined ? 'completed' : 'failed');
+    if (search === undefined || search.status !== 'searching') return;
+    this.#closeSearch(search, event.error_code === undefined ? 'completed' : 'failed', out);
   }
 
-  #closeSearch(search: StreamSearch, status: 'completed' | 'failed'): string {
+  #closeSearch(search: StreamSearch, status: 'completed' | 'failed', out: FrameSink): void {
     search.status = status;
-    return (
-      this.#frame(
-        'response.web_search_call.completed',
-        `"item_id":"${search.id}","output_index":${search.outputIndex}`,
-      ) +
-      this.#frame(
-        'response.output_item.done',
-        `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`,
-      )
+    this.#frame(
+      out,
+      'response.web_search_call.completed',
+      `"item_id":"${search.id}","output_index":${search.outputIndex}`,
+    );
+    this.#frame(
+      out,
+      'response.output_item.done',
+      `"output_index":${search.outputIndex},"item":${JSON.stringify(outputItem(search))}`,
     );
   }
 
   /** A `url_citation` on the marker that ends the open message's text. */
-  #citation(event: CitationEvent): string {
+  #citation(event: CitationEvent, out: FrameSink): void {
     const message = this.#message;
-    if (message === undefined) return '';
+    if (message === undefined) return;
     const annotation = urlCitation(message.length, event.marker, event.citation.url, event.citation.title);
     const index = message.annotations.push(annotation) - 1;
-    return this.#frame(
+    this.#frame(
+      out,
       'response.output_text.annotation.added',
       `"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"annotation_index":${index},"annotation":${JSON.stringify(annotation)}`,
     );
   }
 
-  #toolFragment(fragment: ChatToolCallDelta): string {
-    let out = '';
+  #toolFragment(fragment: ChatToolCallDelta, out: FrameSink): void {
     let call = this.#calls.get(fragment.index);
     if (call === undefined) {
       // Text or reasoning before a call is finished: its item closes before the call's opens.
-      if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
-      if (this.#reasoning !== undefined) out += this.#closeReasoning(this.#reasoning);
+      if (this.#message !== undefined) this.#closeMessage(this.#message, 'completed', out);
+      if (this.#reasoning !== undefined) this.#closeReasoning(this.#reasoning, out);
       const n = this.#calls.size;
       const name = fragment.function?.name ?? '';
       call = {
@@ -363,7 +364,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       };
       this.#calls.set(fragment.index, call);
       this.#items.push(call);
-      out += this.#frame(
+      this.#frame(
+        out,
         'response.output_item.added',
         `"output_index":${call.outputIndex},"item":${JSON.stringify(outputItem(call))}`,
       );
@@ -376,35 +378,31 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       call.arguments += delta;
       // A custom tool's input and a shell action are known only once the JSON arguments are whole (#closeCall).
       if (call.tool === undefined || call.tool.kind === 'function')
-        out += this.#frame(
+        this.#frame(
+          out,
           'response.function_call_arguments.delta',
           `"item_id":"${call.id}","output_index":${call.outputIndex},"delta":${JSON.stringify(delta)}`,
         );
     }
-    return out;
   }
 
   /** A call's `*.done` events as OpenAI sends them for its tool type, then `response.output_item.done`. */
-  #closeCall(call: StreamCall, status: ResponseStatus): string {
+  #closeCall(call: StreamCall, status: ResponseStatus, out: FrameSink): void {
     call.status = status;
     const item = callItem(call.tool, call);
     const head = `"item_id":"${call.id}","output_index":${call.outputIndex}`;
-    let out = '';
     if (item.type === 'function_call')
-      out += this.#frame(
+      this.#frame(
+        out,
         'response.function_call_arguments.done',
         `${head},"name":${JSON.stringify(item.name)},"arguments":${JSON.stringify(item.arguments)}`,
       );
     else if (item.type === 'custom_tool_call') {
       const input = JSON.stringify(item.input);
-      out +=
-        this.#frame('response.custom_tool_call_input.delta', `${head},"delta":${input}`) +
-        this.#frame('response.custom_tool_call_input.done', `${head},"input":${input}`);
+      this.#frame(out, 'response.custom_tool_call_input.delta', `${head},"delta":${input}`);
+      this.#frame(out, 'response.custom_tool_call_input.done', `${head},"input":${input}`);
     }
-    return (
-      out +
-      this.#frame('response.output_item.done', `"output_index":${call.outputIndex},"item":${JSON.stringify(item)}`)
-    );
+    this.#frame(out, 'response.output_item.done', `"output_index":${call.outputIndex},"item":${JSON.stringify(item)}`);
   }
 
   /**
@@ -412,11 +410,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * deltas are OpenAI's `response.reasoning_text.delta` in both profiles (the Open Responses schema's
    * `response.reasoning.delta` is not among the events openai's `responses.stream()` accepts).
    */
-  #reasoningText(text: string): string {
-    let out = '';
+  #reasoningText(text: string, out: FrameSink): void {
     let reasoning = this.#reasoning;
     if (reasoning === undefined) {
-      if (this.#message !== undefined) out += this.#closeMessage(this.#message, 'completed');
+      if (this.#message !== undefined) this.#closeMessage(this.#message, 'completed', out);
       reasoning = {
         kind: 'reasoning',
         id: reasoningItemId(this.#context, this.#reasoningCount++),
@@ -426,56 +423,55 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       this.#items.push(reasoning);
       this.#reasoning = reasoning;
       const item = { type: 'reasoning', id: reasoning.id, summary: [], content: [] };
-      out +=
-        this.#frame(
-          'response.output_item.added',
-          `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(item)}`,
-        ) +
-        this.#frame(
-          'response.content_part.added',
-          `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"part":{"type":"reasoning_text","text":""}`,
-        );
+      this.#frame(
+        out,
+        'response.output_item.added',
+        `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(item)}`,
+      );
+      this.#frame(
+        out,
+        'response.content_part.added',
+        `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"part":{"type":"reasoning_text","text":""}`,
+      );
     }
     reasoning.text += text;
-    return (
-      out +
-      this.#frame(
-        'response.reasoning_text.delta',
-        `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"delta":${JSON.stringify(text)}`,
-      )
+    this.#frame(
+      out,
+      'response.reasoning_text.delta',
+      `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0,"delta":${JSON.stringify(text)}`,
     );
   }
 
-  #closeReasoning(reasoning: StreamReasoning): string {
+  #closeReasoning(reasoning: StreamReasoning, out: FrameSink): void {
     this.#reasoning = undefined;
     const head = `"item_id":"${reasoning.id}","output_index":${reasoning.outputIndex},"content_index":0`;
     const text = JSON.stringify(reasoning.text);
-    return (
-      this.#frame('response.reasoning_text.done', `${head},"text":${text}`) +
-      this.#frame('response.content_part.done', `${head},"part":{"type":"reasoning_text","text":${text}}`) +
-      this.#frame(
-        'response.output_item.done',
-        `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(outputItem(reasoning))}`,
-      )
+    this.#frame(out, 'response.reasoning_text.done', `${head},"text":${text}`);
+    this.#frame(out, 'response.content_part.done', `${head},"part":{"type":"reasoning_text","text":${text}}`);
+    this.#frame(
+      out,
+      'response.output_item.done',
+      `"output_index":${reasoning.outputIndex},"item":${JSON.stringify(outputItem(reasoning))}`,
     );
   }
 
   /** The compaction item, added and done: Codex takes the one `compaction` item of the response's done items. */
-  #compaction(summary: string): string {
+  #compaction(summary: string, out: FrameSink): void {
     const { id, encrypted_content: encryptedContent } = compactionItem(this.#context, summary);
     const compaction: StreamCompaction = { kind: 'compaction', id, outputIndex: this.#items.length, encryptedContent };
     this.#items.push(compaction);
     const fields = `"output_index":${compaction.outputIndex},"item":${JSON.stringify(outputItem(compaction))}`;
-    return this.#frame('response.output_item.added', fields) + this.#frame('response.output_item.done', fields);
+    this.#frame(out, 'response.output_item.added', fields);
+    this.#frame(out, 'response.output_item.done', fields);
   }
 
   #specEnd(type: string, outcome: ResponseOutcome): string {
     return `"object":"${type}","id":"${responseId(this.#context)}","status":"${outcome.status}","finish_reason":"${outcome.finishReason}",`;
   }
 
-  /** One event: `event: TYPE`, data `{"type":TYPE, …fields, "sequence_number":n}`. */
-  #frame(type: string, fields: string): string {
-    return sseFrame(type, `{"type":"${type}",${fields},"sequence_number":${this.#sequence++}}`);
+  /** One event: `TYPE`, data `{"type":TYPE, …fields, "sequence_number":n}`. */
+  #frame(out: FrameSink, type: string, fields: string): void {
+    out.frame(type, `{"type":"${type}",${fields},"sequence_number":${this.#sequence++}}`);
   }
 }
 
@@ -494,6 +490,4 @@ function outputItem(item: StreamItem, failed = false): OutputItem {
 }
 
 /** A new canonical event type is a compile error here until the encoder handles it. */
-function unknownEvent(_event: never): string {
-  return '';
-}
+function unknownEvent(_event: never): void {}

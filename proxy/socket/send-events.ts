@@ -1,11 +1,10 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { AnswerWatch } from '../answer-watch.js';
-import type { SocketConversation, StreamEncoder } from '../dialect.js';
+import type { FrameSink, SocketConversation, StreamEncoder } from '../dialect.js';
 import type { GatewayError } from '../errors.js';
 import type { EventStream } from '../event-stream.js';
-import { sendEncodedEvents, type FrameTransport } from '../send-encoded.js';
-import { sseMessages } from './sse-messages.js';
+import { sendEncodedEvents } from '../send-encoded.js';
 
 /** One response on a WebSocket: whether its first event went out (the HTTP head's counterpart), and its status. */
 export class SocketReply {
@@ -14,10 +13,23 @@ export class SocketReply {
 }
 
 /**
- * Sends a response's events as WebSocket messages, one per event (the SSE stream's data), through the
- * same sink as an HTTP stream (proxy/send-encoded.ts): a full socket buffer pauses the events until
- * 'drain'; an error after the first event becomes the dialect's error event; a client that went away
- * cancels the events.
+ * The frames of one response as WebSocket messages, one per frame (its data), each also told to the
+ * conversation (what a later request may build on).
+ */
+export function socketFrames(ws: WebSocket, conversation: SocketConversation, reply: SocketReply): FrameSink {
+  return {
+    frame(event, data) {
+      ws.send(data);
+      conversation.sent(event ?? '', data);
+      reply.headersSent = true;
+    },
+  };
+}
+
+/**
+ * Sends a response's events as WebSocket messages through the same sink as an HTTP stream
+ * (proxy/send-encoded.ts): a full socket buffer pauses the events until 'drain'; an error after the first
+ * event becomes the dialect's error event; a client that went away cancels the events.
  */
 export function sendEventMessages(
   ws: WebSocket,
@@ -29,16 +41,6 @@ export function sendEventMessages(
   signal: AbortSignal,
   watch: AnswerWatch | undefined,
 ): Promise<GatewayError | undefined> {
-  const transport: FrameTransport = {
-    write(text) {
-      for (const message of sseMessages(text)) {
-        ws.send(message.data);
-        conversation.sent(message.event, message.data);
-        reply.headersSent = true;
-      }
-    },
-    drained: socket,
-    end() {},
-  };
-  return sendEncodedEvents(transport, encoder, events, signal, watch);
+  const frames = socketFrames(ws, conversation, reply);
+  return sendEncodedEvents({ frame: frames.frame, drained: socket, end() {} }, encoder, events, signal, watch);
 }

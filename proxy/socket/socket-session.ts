@@ -7,8 +7,7 @@ import { runExchange, type Door, type ExchangeRuntime } from '../exchange-run.js
 import type { InFlight } from '../in-flight.js';
 import { nextRequestId } from '../request-id.js';
 import type { Route } from '../router.js';
-import { sendEventMessages, SocketReply } from './send-events.js';
-import { sseMessages as sseMessagesOf } from './sse-messages.js';
+import { sendEventMessages, SocketReply, socketFrames } from './send-events.js';
 
 export interface SocketSessionOptions extends ExchangeRuntime {
   /** A connection with no request under way and no message for this long is closed (1000). */
@@ -164,21 +163,13 @@ export class SocketSession {
           exchange.signal,
           exchange.answer,
         ),
-      sendWarmUp: (encoder) => this.#sendFrames(encoder.warmUp!(), reply),
+      sendWarmUp: (encoder) => encoder.warmUp?.(socketFrames(this.#ws, conversation, reply)),
       sendError: (exchange, error) => this.#sendError(error, exchange.responseHeaders),
       endBroken: () => {},
       finalStatus: (aborted, failure) =>
         aborted && !reply.headersSent ? CLIENT_CLOSED : reply.headersSent ? reply.statusCode : (failure?.status ?? 200),
       finish: () => {},
     };
-  }
-
-  #sendFrames(text: string, reply: SocketReply): void {
-    for (const message of sseMessagesOf(text)) {
-      this.#ws.send(message.data);
-      this.#conversation.sent(message.event, message.data);
-      reply.headersSent = true;
-    }
   }
 
   /**

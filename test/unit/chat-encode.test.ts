@@ -5,6 +5,7 @@ import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
+import { encodeAll, framesOf, type Frame } from '../kit/frames.js';
 
 const base: ChatStreamOptions = {
   id: 'chatcmpl-gw',
@@ -15,27 +16,8 @@ const base: ChatStreamOptions = {
   continuousUsage: false,
 };
 
-interface Frame {
-  event: string | null;
-  data: string;
-}
-
 function encode(events: CanonicalEvent[], options: Partial<ChatStreamOptions> = {}): Frame[] {
-  const encoder = new ChatStreamEncoder({ ...base, ...options });
-  const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
-  return parseFrames(text);
-}
-
-function parseFrames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? null;
-      const data = lines.find((line) => line.startsWith('data: '))!.slice(6);
-      return { event, data };
-    });
+  return encodeAll(new ChatStreamEncoder({ ...base, ...options }), events);
 }
 
 t.test('profile spec: message_start, message_delta per delta, message_stop, and no [DONE]', async (t) => {
@@ -125,12 +107,12 @@ t.test('profile openai: no usage chunk unless include_usage was asked', async (t
 
 t.test('an error after the first byte is an error event in the chat shape', async (t) => {
   const error = new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'cut');
-  const spec = parseFrames(new ChatStreamEncoder(base).error(error))[0]!;
+  const spec = framesOf((out) => new ChatStreamEncoder(base).error(error, out))[0]!;
   t.equal(spec.event, 'error');
   t.same(JSON.parse(spec.data), {
     error: { message: 'cut', type: 'server_error', code: 'upstream_stream_cut', param: null },
   });
-  const openai = parseFrames(new ChatStreamEncoder({ ...base, wire: 'openai' }).error(error))[0]!;
+  const openai = framesOf((out) => new ChatStreamEncoder({ ...base, wire: 'openai' }).error(error, out))[0]!;
   t.equal(openai.event, null);
   t.equal(JSON.parse(openai.data).error.code, 'upstream_stream_cut');
 });

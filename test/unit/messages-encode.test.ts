@@ -5,6 +5,7 @@ import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunkChoice, ChatUsage } from '../../proxy/canonical.js';
 import { GatewayError } from '../../proxy/errors.js';
 import type { ChunkEvent } from '../fixtures/chunks.js';
+import { encodeAll, framesOf } from '../kit/frames.js';
 
 function chunk(delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}, usage?: ChatUsage): ChunkEvent {
   return {
@@ -48,14 +49,7 @@ const NO_WRITES = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }
 
 function encode(events: CanonicalEvent[], stopSequences: string[] = []): Event[] {
   const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences, sign });
-  const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) };
-    });
+  return encodeAll(encoder, events).map((frame) => ({ event: frame.event!, data: JSON.parse(frame.data) }));
 }
 
 /** Checks the block bookkeeping every client relies on: contiguous indices, one open block, deltas only inside. */
@@ -274,11 +268,14 @@ t.test('an empty upstream answer still yields a well-formed message', async (t) 
 
 t.test('an error after the first byte is an error event; a ping is a ping event', async (t) => {
   const encoder = new MessagesStreamEncoder({ id: 'm', modelId: 'x', stopSequences: [], sign });
-  t.equal(
-    encoder.error(new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'busy')),
-    'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"busy"}}\n\n',
+  t.same(
+    framesOf((out) => encoder.error(new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', 'busy'), out)),
+    [{ event: 'error', data: '{"type":"error","error":{"type":"overloaded_error","message":"busy"}}' }],
   );
-  t.equal(encoder.ping?.(), 'event: ping\ndata: {"type":"ping"}\n\n');
+  t.same(
+    framesOf((out) => encoder.ping?.(out)),
+    [{ event: 'ping', data: '{"type":"ping"}' }],
+  );
 });
 
 t.test(

@@ -10,6 +10,7 @@ import type { WireProfile } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { ThinkingSigner } from '../../proxy/thinking-signer.js';
 import { chunk, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
+import { encodeAll } from '../kit/frames.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Event = Record<string, any>;
@@ -88,11 +89,7 @@ const encodeContext = (wire: WireProfile) => ({
 function streamed(events: ChunkEvent[], wire: WireProfile, body: Record<string, unknown> = { tools: TOOLS }) {
   const echo = decode(body).echo;
   const encoder = dialect.streamEncoder(encodeContext(wire), echo);
-  const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => JSON.parse(block.split('\n')[1]!.slice(6)) as Event);
+  return encodeAll(encoder, events).map((frame) => JSON.parse(frame.data) as Event);
 }
 
 function body(events: ChunkEvent[], wire: WireProfile, request: Record<string, unknown> = { tools: TOOLS }): Event {

@@ -7,6 +7,7 @@ import type { CanonicalEvent } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { chunk, textStream, toolStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
+import { encodeAll, framesOf, type Frame as RawFrame } from '../kit/frames.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Event = Record<string, any>;
@@ -58,23 +59,15 @@ const emptyStream: ChunkEvent[] = [
   chunk([], USAGE),
 ];
 
-function frames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      t.ok(
-        eventLine?.startsWith('event: ') && dataLine?.startsWith('data: '),
-        'every frame has an event line and a data line',
-      );
-      return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) as Event };
-    });
+function parsed(frames: RawFrame[]): Frame[] {
+  return frames.map((frame) => {
+    t.ok(frame.event !== null, 'every frame has an event name');
+    return { event: frame.event!, data: JSON.parse(frame.data) as Event };
+  });
 }
 
 function encode(events: CanonicalEvent[], wire: WireProfile = 'spec', request: Record<string, unknown> = {}): Frame[] {
-  const encoder = new ResponsesStreamEncoder(context(wire, request));
-  return frames(encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end());
+  return parsed(encodeAll(new ResponsesStreamEncoder(context(wire, request)), events));
 }
 
 function body(events: ChunkEvent[], wire: WireProfile = 'spec'): Event {
@@ -275,11 +268,12 @@ t.test(
   async (t) => {
     for (const wire of ['spec', 'openai'] as const) {
       const encoder = new ResponsesStreamEncoder(context(wire));
-      const text =
-        encoder.start() +
-        encoder.event(textStream[1]!) +
-        encoder.error(new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream.'));
-      const [error, failed] = frames(text).slice(-2);
+      const written = framesOf((out) => {
+        encoder.start(out);
+        encoder.event(textStream[1]!, out);
+        encoder.error(new GatewayError('GW_ERR_UPSTREAM_STREAM_CUT', 'The model server closed the stream.'), out);
+      });
+      const [error, failed] = parsed(written).slice(-2);
       t.equal(error!.event, 'error');
       t.same(error!.data, {
         type: 'error',

@@ -6,6 +6,7 @@ import type { ResponseContext } from '../../dialects/responses/response-object.j
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { chunk, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
+import { encodeAll } from '../kit/frames.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose
 type Event = Record<string, any>;
@@ -50,15 +51,10 @@ const thoughtThenCall: ChunkEvent[] = [
 ];
 
 function encode(events: ChunkEvent[], wire: WireProfile): Array<{ event: string; data: Event }> {
-  const encoder = new ResponsesStreamEncoder(context(wire));
-  const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) as Event };
-    });
+  return encodeAll(new ResponsesStreamEncoder(context(wire)), events).map((frame) => ({
+    event: frame.event!,
+    data: JSON.parse(frame.data) as Event,
+  }));
 }
 
 function body(events: ChunkEvent[]): Event {

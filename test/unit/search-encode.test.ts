@@ -8,6 +8,8 @@ import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.j
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
 import { CompletionAccumulator } from '../../proxy/accumulate.js';
 import type { CanonicalEvent, ChatChunkChoice, ChatUsage, Citation } from '../../proxy/canonical.js';
+import { encodeAll } from '../kit/frames.js';
+import type { StreamEncoder } from '../../proxy/dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Data = Record<string, any>;
@@ -59,14 +61,8 @@ const searched: CanonicalEvent[] = [
   },
 ];
 
-function frames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) as Data };
-    });
+function frames(encoder: StreamEncoder, events: CanonicalEvent[]): Frame[] {
+  return encodeAll(encoder, events).map((frame) => ({ event: frame.event!, data: JSON.parse(frame.data) as Data }));
 }
 
 function accumulate(events: CanonicalEvent[]) {
@@ -102,7 +98,7 @@ t.test(
       stopSequences: [],
       sign: () => 'sig',
     });
-    const stream = frames(encoder.start() + searched.map((event) => encoder.event(event)).join('') + encoder.end());
+    const stream = frames(encoder, searched);
     const body = encodeMessagesBody(accumulate(searched), 'msg_1', 'qwen3-8b', [], () => 'sig') as Data;
     t.same(body.content, [
       { type: 'server_tool_use', id: 'srvtoolu_x_1', name: 'web_search', input: { query: 'lisbon weather' } },
@@ -148,10 +144,7 @@ t.test('message dialect: an errored search is a web_search_tool_result_error', a
     content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
   });
   const encoder = new MessagesStreamEncoder({ id: 'msg_1', modelId: 'qwen3-8b', stopSequences: [], sign: () => 'sig' });
-  t.same(
-    snapshot(frames(encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end())).content,
-    body.content,
-  );
+  t.same(snapshot(frames(encoder, events)).content, body.content);
 });
 
 const context = (wire: 'spec' | 'openai'): ResponseContext => ({
@@ -167,7 +160,7 @@ t.test(
   async (t) => {
     for (const wire of ['spec', 'openai'] as const) {
       const encoder = new ResponsesStreamEncoder(context(wire));
-      const stream = frames(encoder.start() + searched.map((event) => encoder.event(event)).join('') + encoder.end());
+      const stream = frames(encoder, searched);
       const body = encodeResponsesBody(accumulate(searched), context(wire)) as Data;
       const text = 'Sunny [1]. Mild [2].';
       t.same(
@@ -240,7 +233,7 @@ t.test('responses dialect: an errored search item is failed; text before a searc
     chunk({ content: 'No luck.' }, { finish_reason: 'stop' }),
   ];
   const encoder = new ResponsesStreamEncoder(context('openai'));
-  const stream = frames(encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end());
+  const stream = frames(encoder, events);
   const body = encodeResponsesBody(accumulate(events), context('openai')) as Data;
   t.same(
     body.output.map((item: Data) => [item.type, item.id, item.status]),

@@ -7,7 +7,7 @@ import type { DialectName, EncodeContext } from '../../proxy/dialect.js';
 import { ThinkingSigner } from '../../proxy/thinking-signer.js';
 import { CALL_PREFIX, clientToolCallId, TOOL_USE_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
 import { chunk, USAGE } from '../fixtures/chunks.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { encodeAll } from '../kit/frames.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -101,8 +101,9 @@ function clientIds(dialect: DialectName, upstreamIds: string[], stream: boolean)
   });
   events.push(chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]), chunk([], USAGE));
   const encoder = dialects[dialect].streamEncoder(context, echo);
-  const text = encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end();
-  const frames = parseSse(text).map((frame) => JSON.parse(frame.data) as Json);
+  const frames = encodeAll(encoder, events)
+    .filter((frame) => frame.data !== '[DONE]')
+    .map((frame) => JSON.parse(frame.data) as Json);
   if (dialect === 'chat')
     return frames.flatMap((frame) =>
       (frame.choices ?? []).flatMap((choice: Json) =>

@@ -3,11 +3,11 @@
 // thinking, text and tool calls in the order the model produced them, and thinking billed as output.
 import Anthropic from '@anthropic-ai/sdk';
 import t from 'tap';
-import { Pricer } from '../../plugins/meter/price.js';
 import { encode } from '../../sim/qwen3-prompt.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
 import { rejection } from '../helpers/rejection.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { defaultPricer } from '../kit/prices.js';
 
 const MODEL = 'qwen3-8b';
 const BASH = {
@@ -126,14 +126,7 @@ t.test('thinking tokens are billed as output: the ledger row counts them in outp
   t.equal(body.usage.output_tokens, expected, 'the usage counts the thinking');
   const row = await ledgerRow((await stack.store()).db, response.headers.get('x-request-id')!);
   t.equal(row?.output_tokens, expected, 'so does the ledger');
-  const pricer = new Pricer({
-    input_per_mtok: 0.2,
-    output_per_mtok: 0.8,
-    cache_write_5m_multiplier: 1.25,
-    cache_write_1h_multiplier: 2,
-    cache_read_multiplier: 0.1,
-    search_per_1000: 10,
-  });
+  const pricer = defaultPricer();
   t.equal(
     Number(row?.cost_micros),
     pricer.cost({

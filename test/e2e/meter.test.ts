@@ -2,26 +2,19 @@
 // ledger row; 402 at a zero or negative balance (never on count_tokens); holds that bound overdraw
 // under concurrency; a client that leaves pays for what was produced; upstream failures cost nothing.
 import t from 'tap';
-import { Pricer } from '../../plugins/meter/price.js';
 import type { Store } from '../../store/store.js';
 import type { DialectName } from '../../proxy/dialect.js';
 import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
+import { defaultPricer } from '../kit/prices.js';
 
 let stack: Stack;
 let store: Store;
 let key: string;
 let keyId: string;
 let orgId: string;
-const pricer = new Pricer({
-  input_per_mtok: 0.2,
-  output_per_mtok: 0.8,
-  cache_write_5m_multiplier: 1.25,
-  cache_write_1h_multiplier: 2,
-  cache_read_multiplier: 0.1,
-  search_per_1000: 10,
-});
+const pricer = defaultPricer();
 
 t.before(async () => {
   stack = await startStack({

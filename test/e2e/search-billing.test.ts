@@ -1,22 +1,15 @@
 // Search with the meter (spec 8.4): executed searches are billed at $10 per 1,000 on top of the tokens of every
 // model call of the search loop; errored ones (here: beyond max_uses) are neither counted nor billed.
 import t from 'tap';
-import { Pricer } from '../../plugins/meter/price.js';
 import type { Store } from '../../store/store.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { defaultPricer } from '../kit/prices.js';
 
 let stack: Stack;
 let store: Store;
 let key: string;
-const pricer = new Pricer({
-  input_per_mtok: 0.2,
-  output_per_mtok: 0.8,
-  cache_write_5m_multiplier: 1.25,
-  cache_write_1h_multiplier: 2,
-  cache_read_multiplier: 0.1,
-  search_per_1000: 10,
-});
+const pricer = defaultPricer();
 
 t.before(async () => {
   stack = await startStack({

@@ -10,6 +10,7 @@ import { openStore, type Store } from '../../store/store.js';
 import { kyselyTransactor } from '../../store/transactor.js';
 import { heldOpen } from '../helpers/held-open.js';
 import { freshStoreOptions, testDialect } from '../helpers/test-store.js';
+import { DEFAULT_PRICES } from '../kit/prices.js';
 
 /** A statement parameter's placeholder: `?` on SQLite, `$1`… on PostgreSQL. */
 const PARAM = String.raw`(\?|\$\d+)`;
@@ -101,14 +102,7 @@ t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed 
   const before = await balance();
   const context = {
     config: {
-      pricing: {
-        input_per_mtok: 0.2,
-        output_per_mtok: 0.8,
-        cache_write_5m_multiplier: 1.25,
-        cache_write_1h_multiplier: 2,
-        cache_read_multiplier: 0.1,
-        search_per_1000: 10,
-      },
+      pricing: DEFAULT_PRICES,
     } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;

@@ -1,18 +1,11 @@
 // The meter's cost arithmetic (spec section 8.4): integer micro-credits, exact decimals, cache
 // multipliers, searches, and one rounding up per request.
 import t from 'tap';
-import type { PricingConfig } from '../../config/types.js';
 import { decimal, NO_USAGE, Pricer, type BilledUsage } from '../../plugins/meter/price.js';
 import { billedFromEstimate, billedFromUsage } from '../../plugins/meter/usage.js';
+import { DEFAULT_PRICES } from '../kit/prices.js';
 
-const defaults: PricingConfig = {
-  input_per_mtok: 0.2,
-  output_per_mtok: 0.8,
-  cache_write_5m_multiplier: 1.25,
-  cache_write_1h_multiplier: 2,
-  cache_read_multiplier: 0.1,
-  search_per_1000: 10,
-};
+const defaults = DEFAULT_PRICES;
 const pricer = new Pricer(defaults);
 const cost = (usage: Partial<BilledUsage>): number => pricer.cost({ ...NO_USAGE, ...usage });
 

@@ -12,6 +12,7 @@ import type { ChatRequest } from '../../proxy/canonical.js';
 import type { WireProfile } from '../../proxy/dialect.js';
 import { GatewayError } from '../../proxy/errors.js';
 import { chunk, textStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
+import { encodeAll } from '../kit/frames.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read loose; t.same and t.match check it
 type Event = Record<string, any>;
@@ -41,19 +42,11 @@ const context = (wire: WireProfile): ResponseContext => ({
   compaction: true,
 });
 
-function frames(text: string): Array<{ event: string; data: Event }> {
-  return text
-    .split('\n\n')
-    .filter(Boolean)
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine!.slice(7), data: JSON.parse(dataLine!.slice(6)) as Event };
-    });
-}
-
-function stream(events: ChunkEvent[], wire: WireProfile) {
-  const encoder = new ResponsesStreamEncoder(context(wire));
-  return frames(encoder.start() + events.map((event) => encoder.event(event)).join('') + encoder.end());
+function stream(events: ChunkEvent[], wire: WireProfile): Array<{ event: string; data: Event }> {
+  return encodeAll(new ResponsesStreamEncoder(context(wire)), events).map((frame) => ({
+    event: frame.event!,
+    data: JSON.parse(frame.data) as Event,
+  }));
 }
 
 t.test('a compaction_trigger as the last input item asks the model for a summary of the conversation', async (t) => {

@@ -1,6 +1,7 @@
 // The import directions of the gateway (`npm run deps`), checked so they do not depend on review.
-// Imports point one way: bin/ (the composition root) → proxy/ (the core), dialects/, plugins/, admin/,
-// console/, services/ → store/, config/, notify/, limits/, tokenizer/ → validation/, prompt/, telemetry/. Tests may import anything.
+// Imports point one way: bin/ (the composition root) → proxy/ (the runtime: exchange, stream, upstream, socket,
+// routing, node), plugins/, admin/, console/, services/ → dialects/, tokenizer/, store/, config/, notify/, limits/
+// → http/ (HTTP helpers) → core/ (the contracts) → validation/, telemetry/ (leaves). Tests may import anything.
 
 /** Where every rule's `from` stops: tests are free to reach into any part. */
 const TESTS = '^test/';
@@ -24,20 +25,50 @@ export default {
       to: { path: '^bin/' },
     },
     {
-      name: 'core-knows-no-dialect-or-plugin',
+      name: 'core-is-the-contracts',
       comment:
-        'The core (proxy/) gets its dialects and plugins at start, from bin/; it names none of them, and never reaches into the services, the store or the admin side.',
+        'core/ holds the contracts every part shares (the canonical form, errors, the Dialect, Plugin and Exchange interfaces, the event stream, routes): it imports nothing of the gateway but the two leaves, so every layer may depend on it.',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: {
+        path: '^(proxy|http|plugins|dialects|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim)/',
+      },
+    },
+    {
+      name: 'http-helpers-know-only-the-contracts',
+      comment:
+        'http/ (body reading, listeners, connection limits, request ids, the log) is shared by the gateway, the admin API and the console, so it knows only core/ and never a request path of its own.',
+      severity: 'error',
+      from: { path: '^http/' },
+      to: {
+        path: '^(proxy|plugins|dialects|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim)/',
+      },
+    },
+    {
+      name: 'runtime-knows-no-dialect-or-plugin',
+      comment:
+        'The runtime (proxy/) gets its dialects and plugins at start, from bin/; it names none of them, and never reaches into the services, the store or the admin side.',
       severity: 'error',
       from: { path: '^proxy/' },
       to: { path: '^(plugins|dialects|bin|admin|console|services|store|config|notify|tokenizer|prompt|sim)/' },
     },
     {
+      name: 'the-stream-kernel-below-the-exchange',
+      comment:
+        'proxy/stream/ (the push streams, their stages, the SSE codec, the sink that sends encoded events) is what plugins build on: it knows only the contracts, never the exchange runner, the upstream or a door.',
+      severity: 'error',
+      from: { path: '^proxy/stream/' },
+      to: { path: '^proxy/(?!stream/)' },
+    },
+    {
       name: 'dialects-are-codecs',
       comment:
-        "A dialect translates between its wire and the canonical form, and nothing more: it uses the core's types, never a plugin, the store, the config or the admin side.",
+        'A dialect translates between its wire and the canonical form, and nothing more: it depends on core/ only (and its JSON schemas), never on the runtime, a plugin, the store, the config or the admin side.',
       severity: 'error',
       from: { path: '^dialects/' },
-      to: { path: '^(plugins|bin|admin|console|services|store|config|notify|tokenizer|prompt|sim)/' },
+      to: {
+        path: '^(proxy|http|plugins|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
+      },
     },
     {
       name: 'dialects-through-the-registry',
@@ -58,18 +89,18 @@ export default {
     {
       name: 'plugins-see-the-canonical-form',
       comment:
-        'A plugin works on canonical requests and events, and gets the shared services from its context at start: it imports no dialect, no admin, no composition root.',
+        'A plugin works on canonical requests and events (core/, and the stream stages of proxy/stream/), and gets the shared services from its context at start: it imports no dialect, no other part of the runtime, no admin, no composition root.',
       severity: 'error',
       from: { path: '^plugins/' },
-      to: { path: '^(dialects|bin|admin|console|services|sim)/' },
+      to: { path: '^(dialects|bin|admin|console|services|sim|http)/|^proxy/(?!stream/)' },
     },
     {
       name: 'admin-beside-the-gateway',
       comment:
-        'The admin API and CLI work on the store through the services; they share HTTP helpers with the core but no dialect or plugin.',
+        'The admin API and CLI work on the store through the services; they share the HTTP helpers (http/) and the contracts (core/) with the gateway, never its runtime, a dialect or a plugin.',
       severity: 'error',
       from: { path: '^admin/' },
-      to: { path: '^(plugins|dialects|bin|sim)/' },
+      to: { path: '^(proxy|plugins|dialects|bin|sim)/' },
     },
     {
       name: 'console-beside-admin',
@@ -77,7 +108,7 @@ export default {
         "The customers' console is a web listener like the admin one: it uses admin/'s HTTP plumbing (routes, bodies, sessions, errors) and the services, never a plugin (the rate limiter's reading comes from bin/), a dialect or the core's request path.",
       severity: 'error',
       from: { path: '^console/' },
-      to: { path: '^(plugins|dialects|bin|sim|tokenizer|notify)/' },
+      to: { path: '^(proxy|plugins|dialects|bin|sim|tokenizer|notify)/' },
     },
     {
       name: 'admin-never-imports-the-console',
@@ -92,7 +123,7 @@ export default {
         "The process's shared services (store, Redis, revocations, notices) are opened for the core, the plugins and the admin side alike, so they import none of them.",
       severity: 'error',
       from: { path: '^services/' },
-      to: { path: '^(proxy|plugins|dialects|admin|console|bin|tokenizer|sim)/' },
+      to: { path: '^(core|http|proxy|plugins|dialects|admin|console|bin|tokenizer|sim)/' },
     },
     {
       name: 'store-is-a-leaf',
@@ -100,7 +131,7 @@ export default {
       severity: 'error',
       from: { path: '^store/' },
       to: {
-        path: '^(proxy|plugins|dialects|admin|console|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {
@@ -109,22 +140,24 @@ export default {
         'The config loader reads YAML and checks it against its schema (through the shared validation/); it imports nothing of what it configures.',
       severity: 'error',
       from: { path: '^config/' },
-      to: { path: '^(proxy|plugins|dialects|admin|console|bin|services|store|notify|limits|tokenizer|prompt|sim)/' },
+      to: {
+        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|store|notify|limits|tokenizer|prompt|sim)/',
+      },
     },
     {
       name: 'notify-only-reads-the-store',
       comment: 'A notice reads who to tell from the store; it knows nothing of the requests that caused it.',
       severity: 'error',
       from: { path: '^notify/' },
-      to: { path: '^(proxy|plugins|dialects|admin|console|bin|services|tokenizer|sim)/' },
+      to: { path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|tokenizer|sim)/' },
     },
     {
       name: 'tokenizer-serves-the-core',
       comment:
-        'The token counter counts canonical requests for the core and the plugins; it imports neither plugins nor dialects.',
+        'The token counter counts canonical requests (core/) for the runtime and the plugins; it imports neither them nor the dialects.',
       severity: 'error',
       from: { path: '^tokenizer/' },
-      to: { path: '^(plugins|dialects|admin|console|bin|services|sim)/' },
+      to: { path: '^(proxy|http|plugins|dialects|admin|console|bin|services|sim)/' },
     },
     {
       name: 'limits-are-rules',
@@ -132,7 +165,7 @@ export default {
         'The tiers and the input estimate are plain rules over config, money and canonical requests, used by the core and the plugins; they import neither.',
       severity: 'error',
       from: { path: '^limits/' },
-      to: { path: '^(plugins|dialects|admin|console|bin|services|tokenizer|sim)/' },
+      to: { path: '^(proxy|http|plugins|dialects|admin|console|bin|services|tokenizer|sim)/' },
     },
     {
       name: 'shared-leaves',
@@ -140,7 +173,9 @@ export default {
         'validation/ (the ajv instance, field paths) and prompt/ (chat templates and local tokenizers, shared with the sim) are used by both sides of a boundary, so they import nothing of the gateway.',
       severity: 'error',
       from: { path: '^(validation|prompt)/' },
-      to: { path: '^(proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|sim)/' },
+      to: {
+        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|sim)/',
+      },
     },
     {
       name: 'telemetry-is-a-leaf',
@@ -149,7 +184,7 @@ export default {
       severity: 'error',
       from: { path: '^telemetry/' },
       to: {
-        path: '^(proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {
@@ -159,7 +194,7 @@ export default {
       severity: 'error',
       from: { path: '^sim/' },
       to: {
-        path: '^(proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|validation)/',
+        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|validation)/',
       },
     },
   ],

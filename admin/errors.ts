@@ -1,6 +1,6 @@
 // The admin API's errors: one catalogue of codes with their status, rendered as
 // `{ "error": { "code", "message", "field"? } }`. Bad input is always a 4xx naming the field.
-import { GatewayError } from '../proxy/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { StoreError, type StoreErrorCode } from '../store/errors.js';
 
 const ADMIN_ERRORS = {

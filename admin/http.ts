@@ -1,7 +1,7 @@
 // The admin listener's HTTP plumbing: the headers every answer carries, JSON answers, JSON bodies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { readJsonBody, type BodyLimits } from '../proxy/body.js';
+import { readJsonBody, type BodyLimits } from '../http/body.js';
 import { AdminError, asAdminError } from './errors.js';
 
 /** Request bodies of the admin API are small: an org with its members at most. */

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services/services.js';
 import type { GatewayConfig } from '../config/types.js';
 import type { Tier } from '../limits/tiers.js';
-import { closeServer, listen, urlOf } from '../proxy/listen.js';
+import { closeServer, listen, urlOf } from '../http/listen.js';
 import { apiRoutes } from './api.js';
 import { DASHBOARD_DIR, loadStaticFiles, serveStaticFile } from './static-files.js';
 import { createGuard } from './guard.js';

@@ -1,7 +1,7 @@
 // How far the rate limiter's cheap input-token estimate (limits/estimate.ts) is from the exact count
 // (the Qwen3 tokenizer and chat template the gateway's count_tokens uses), per kind of prompt, and
 // what one estimate costs. `npm run build && node dist/bench/estimate.js`.
-import type { ChatFunctionTool, ChatRequest } from '../proxy/canonical.js';
+import type { ChatFunctionTool, ChatRequest } from '../core/canonical.js';
 import { estimateInputTokens } from '../limits/estimate.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 

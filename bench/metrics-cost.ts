@@ -3,8 +3,8 @@
 // chat request of 20 chunks, its request count, its GenAI observations, its upstream call, its charge.
 // The load bench (`npm run bench`, gateway-full vs gateway-full-metrics) measures the same difference
 // end to end, within its noise. `npm run bench:metrics`.
-import { AnswerWatch } from '../proxy/answer-watch.js';
-import type { ResponseEvent } from '../proxy/canonical.js';
+import { AnswerWatch } from '../proxy/stream/answer-watch.js';
+import type { ResponseEvent } from '../core/canonical.js';
 import { ReplicaMetrics } from '../proxy/upstream/replica-metrics.js';
 import { GatewayMetrics } from '../telemetry/metrics.js';
 
@@ -24,7 +24,7 @@ const chunks: ResponseEvent[] = Array.from({ length: CHUNKS + 1 }, (_, index) =>
   },
 }));
 
-/** One request's recording, as proxy/request-end.ts, the sink, the pool and the meter make it. */
+/** One request's recording, as proxy/exchange/request-end.ts, the sink, the pool and the meter make it. */
 function request(metrics: GatewayMetrics | undefined, replica: ReplicaMetrics | undefined): number {
   const startedAt = performance.now();
   const answer = metrics === undefined ? undefined : new AnswerWatch();

@@ -1,6 +1,6 @@
 // What the load asks for: three kinds of generation, each the same for every target but the model name and, for the
 // gateway's other dialects, the path and the body's shape.
-import type { DialectName } from '../proxy/dialect.js';
+import type { DialectName } from '../dialects/registry.js';
 
 export type ScenarioName = 'nonstream' | 'stream-burst' | 'stream-paced';
 

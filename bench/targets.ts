@@ -16,7 +16,7 @@ import { freePort, startServer, type Launch, type ServerProcess } from './proces
 import { findPostgres, startPostgres, type BenchPostgres } from './postgres.js';
 import { redisServerVersion, startRedis, type BenchRedis } from './redis.js';
 import { DIALECT_PATHS, requestBody, requestHeaders, scenarioNamed, SIM_HEADER_NAMES } from './scenarios.js';
-import type { DialectName } from '../proxy/dialect.js';
+import type { DialectName } from '../dialects/registry.js';
 
 export type TargetName =
   | 'direct'

@@ -5,7 +5,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TokenizerConfig } from '../config/types.js';
-import type { ChatRequest } from '../proxy/canonical.js';
+import type { ChatRequest } from '../core/canonical.js';
 import type { TokenCounter } from '../tokenizer/counter.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 

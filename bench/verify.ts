@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { requestBody, requestHeaders, type Scenario } from './scenarios.js';
-import type { DialectName } from '../proxy/dialect.js';
+import type { DialectName } from '../dialects/registry.js';
 import { benchOrgSpend, targetUrl, type BenchStore, type Target } from './targets.js';
 
 export interface Check {

@@ -2,7 +2,7 @@
 // (`metrics.host`, `metrics.port`), apart from the API so that it is never exposed with it.
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import { closeServer, listen, urlOf } from '../proxy/listen.js';
+import { closeServer, listen, urlOf } from '../http/listen.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 
 export interface RunningMetricsServer {

@@ -1,6 +1,6 @@
-// What GET /ready checks on this node (proxy/readiness.ts), each against the least it needs, so that
+// What GET /ready checks on this node (proxy/node/readiness.ts), each against the least it needs, so that
 // another store or Redis client plugs in unchanged.
-import type { ReadinessCheck } from '../proxy/readiness.js';
+import type { ReadinessCheck } from '../proxy/node/readiness.js';
 
 /** The store answers a query (a round trip to its database); unready when the query fails or hangs. */
 export function storeCheck(ping: () => Promise<unknown>): ReadinessCheck {

@@ -12,27 +12,27 @@ import type { LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/types.js';
 import { builtinPlugins } from '../plugins/index.js';
 import { createDialects } from '../dialects/registry.js';
-import { composeChain } from '../proxy/chain.js';
-import { ConnectionCap } from '../proxy/connection-cap.js';
-import { checkEveryMs, Deadlines } from '../proxy/deadlines.js';
-import { drainNode } from '../proxy/drain.js';
-import { GatewayError } from '../proxy/errors.js';
-import { InFlight } from '../proxy/in-flight.js';
-import { Readiness } from '../proxy/readiness.js';
-import { createRequestListener } from '../proxy/gateway.js';
-import type { ExchangeRuntime } from '../proxy/exchange-run.js';
-import { createHttpServer } from '../proxy/http-server.js';
+import { composeChain } from '../proxy/exchange/chain.js';
+import { ConnectionCap } from '../http/connection-cap.js';
+import { checkEveryMs, Deadlines } from '../http/deadlines.js';
+import { drainNode } from '../proxy/node/drain.js';
+import { GatewayError } from '../core/errors.js';
+import { InFlight } from '../proxy/node/in-flight.js';
+import { Readiness } from '../proxy/node/readiness.js';
+import { createRequestListener } from '../proxy/http-door.js';
+import type { ExchangeRuntime } from '../proxy/exchange/run.js';
+import { createHttpServer } from '../http/http-server.js';
 import { attachSocketMode } from '../proxy/socket/socket-upgrade.js';
-import { listen, urlOf } from '../proxy/listen.js';
-import { createLogger } from '../proxy/log.js';
-import { modelCatalogue } from '../proxy/models.js';
-import { Router } from '../proxy/router.js';
+import { listen, urlOf } from '../http/listen.js';
+import { createLogger } from '../http/log.js';
+import { modelCatalogue } from '../proxy/routing/models.js';
+import { Router } from '../proxy/routing/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { CacheIsolator } from '../proxy/upstream/cache-isolation.js';
 import { DEFAULT_CONTEXT_TOKENS } from '../proxy/upstream/model-context.js';
 import { anyReplicaHealthy } from '../proxy/upstream/upstream-health.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
-import { ThinkingSigner } from '../proxy/thinking-signer.js';
+import { ThinkingSigner } from '../core/thinking-signer.js';
 import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
 import { countedTokens } from '../tokenizer/counted-tokens.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
@@ -200,8 +200,8 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     messagesMaxTokensOverLimit: config.dialects.messages.max_tokens_over_limit,
     responsesFunctionTools: config.dialects.responses.function_tools,
   });
-  // Every dialect is installed, so each is its own routes' error shape.
-  const router = new Router(dialects, dialects);
+  // The node's own routes (models, probes) answer in the chat dialect's shape (spec section 7).
+  const router = new Router(Object.values(dialects), dialects.chat);
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const chain = composeChain(plugins, terminal);
   const inFlight = new InFlight();
@@ -224,7 +224,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       ...(options.now ? { now: options.now } : {}),
     },
   );
-  // What every door's exchanges share (proxy/exchange-run.ts): HTTP requests and WebSocket messages alike.
+  // What every door's exchanges share (proxy/exchange/run.ts): HTTP requests and WebSocket messages alike.
   const runtime: ExchangeRuntime = {
     chain,
     log,

@@ -13,7 +13,7 @@ import { packageRoot } from '../config/package-root.js';
 import { ConfigError } from '../config/errors.js';
 import type { ConsoleConfig, GatewayConfig } from '../config/types.js';
 import type { Tier } from '../limits/tiers.js';
-import { closeServer, listen, urlOf } from '../proxy/listen.js';
+import { closeServer, listen, urlOf } from '../http/listen.js';
 import type { Services } from '../services/services.js';
 import { EmailSignIn } from './email-sign-in.js';
 import { memberApiRoutes, type WindowUse } from './member-api.js';

@@ -1,10 +1,13 @@
 // The dialects the gateway speaks, made once at start. The one module through which the rest of the
 // gateway gets them: the composition root (bin/) makes them here and hands them to the core's router.
-import type { Dialect, DialectName } from '../proxy/dialect.js';
+import type { Dialect } from '../core/dialect.js';
 import { createChatDialect } from './chat/index.js';
 import { createMessagesDialect } from './messages/index.js';
 import type { MaxTokensOverLimit } from './messages/max-tokens.js';
 import { createResponsesDialect } from './responses/index.js';
+
+/** The client dialects, one per family of routes (spec section 4). */
+export type DialectName = 'chat' | 'messages' | 'responses';
 
 export interface DialectOptions {
   /** The public model id: any other (but an alias) is a 404. */

@@ -1,4 +1,4 @@
-import { modelNotFound, type ModelNotFoundWording } from '../proxy/model-not-found.js';
+import { modelNotFound, type ModelNotFoundWording } from '../core/model-not-found.js';
 
 /**
  * The gateway serves one model, under its id and the config's aliases (`model.aliases`, names clients

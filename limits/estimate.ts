@@ -2,7 +2,7 @@
 // (one pass over the request's characters, no tokenizer, no allocation) and conservative (at or above
 // the upstream's prompt_tokens for prose, code, CJK, JSON and tool definitions; bench/estimate.ts
 // measures by how much). After the call both reconcile with the real count.
-import type { ChatContentPart, ChatRequest } from '../proxy/canonical.js';
+import type { ChatContentPart, ChatRequest } from '../core/canonical.js';
 
 /** Letters a BPE token spans at least, on average, in a run of ASCII letters (English words: 4 to 6). */
 const LETTERS_PER_TOKEN = 4;

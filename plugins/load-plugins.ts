@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import { ConfigError } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { Plugin } from '../proxy/plugin.js';
+import type { Plugin } from '../core/plugin.js';
 import { paramOf } from '../validation/field-path.js';
 import type { PluginContext, PluginModule } from './plugin-module.js';
 

@@ -1,10 +1,10 @@
 // What a plugin module is to the gateway that loads it (plugins/load-plugins.ts): a factory, the JSON
 // Schema of its options, the plugins it must follow; and what the factory gets: the configuration and
-// the process's shared services. The chain itself only knows the Plugin it returns (proxy/plugin.ts).
+// the process's shared services. The chain itself only knows the Plugin it returns (core/plugin.ts).
 import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
-import type { ChatRequest, JsonObject } from '../proxy/canonical.js';
-import type { Plugin } from '../proxy/plugin.js';
+import type { ChatRequest, JsonObject } from '../core/canonical.js';
+import type { Plugin } from '../core/plugin.js';
 import type { RedisClient } from '../store/redis-client.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';

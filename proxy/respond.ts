@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import type { AnswerWatch } from './answer-watch.js';
-import type { JsonObject } from './canonical.js';
-import type { ErrorRenderer, StreamEncoder } from './dialect.js';
-import type { ErrorCode, GatewayError } from './errors.js';
-import type { EventStream } from './event-stream.js';
-import { sendEncodedEvents, type FrameTransport } from './send-encoded.js';
-import { sseFrame } from './sse.js';
+import type { AnswerWatch } from './stream/answer-watch.js';
+import type { JsonObject } from '../core/canonical.js';
+import type { ErrorRenderer, StreamEncoder } from '../core/dialect.js';
+import type { ErrorCode, GatewayError } from '../core/errors.js';
+import type { EventStream } from '../core/event-stream.js';
+import { sendEncodedEvents, type FrameTransport } from './stream/send-encoded.js';
+import { sseFrame } from './stream/sse.js';
 
 export function sendJson(res: ServerResponse, status: number, headers: Record<string, string>, body: JsonObject): void {
   const text = JSON.stringify(body);
@@ -45,7 +45,7 @@ export const SSE_HEADERS = {
 } as const;
 
 /**
- * Writes an event stream over HTTP (the sink: proxy/send-encoded.ts). Frames produced in one tick are
+ * Writes an event stream over HTTP (the sink: proxy/stream/send-encoded.ts). Frames produced in one tick are
  * joined into one write (one HTTP chunk, one syscall); a quiet stream gets the dialect's ping.
  */
 export function sendEventStream(

@@ -19,7 +19,7 @@ const NO_ORG: Readonly<Record<string, string>> = Object.freeze({});
 
 export type TokenType = 'input' | 'output' | 'cache_read' | 'cache_write';
 
-/** One request as the core saw it end (proxy/request-end.ts). */
+/** One request as the core saw it end (proxy/exchange/request-end.ts). */
 export interface RequestRecord {
   /** The route's path, or `unmatched` for an unknown path or method. */
   route: string;

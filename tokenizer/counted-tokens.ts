@@ -1,6 +1,6 @@
 // The one token-counting function of a node, that count_tokens and the plugins (the prompt cache) both
 // call: the counter's count, counted in `gateway_count_tokens_total` when the metrics are on.
-import type { ChatRequest } from '../proxy/canonical.js';
+import type { ChatRequest } from '../core/canonical.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { TokenCounter } from './counter.js';
 

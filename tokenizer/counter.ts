@@ -1,5 +1,5 @@
 // What every token counter is (token-counter.ts makes the one the config names).
-import type { ChatRequest } from '../proxy/canonical.js';
+import type { ChatRequest } from '../core/canonical.js';
 
 export interface TokenCounter {
   /**

@@ -10,8 +10,8 @@
 //   (worker-pool.ts), each with its own copy. A large conversation never runs on the event loop:
 //   the first one waits for the worker to load (about 1 s, once); only if it cannot start at all
 //   (logged) is it counted inline.
-import type { ChatRequest } from '../proxy/canonical.js';
-import { GatewayError } from '../proxy/errors.js';
+import type { ChatRequest } from '../core/canonical.js';
+import { GatewayError } from '../core/errors.js';
 import { PromptError } from '../prompt/prompt-error.js';
 import { promptInput } from './request-prompt.js';
 import type { ModelSpec, PromptModel } from './prompt-model.js';

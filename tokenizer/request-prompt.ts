@@ -1,6 +1,6 @@
-import type { ChatRequest } from '../proxy/canonical.js';
+import type { ChatRequest } from '../core/canonical.js';
 import type { PromptInput } from '../prompt/prompt-input.js';
-import { continuedPrefill } from '../proxy/prefill.js';
+import { continuedPrefill } from '../core/prefill.js';
 
 /**
  * The part of a canonical request that decides its prompt (prompt/prompt-input.ts). The client's thinking

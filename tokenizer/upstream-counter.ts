@@ -6,11 +6,11 @@
 //   endpoint tokenizes the rendered prompt (add_special puts back the BOS the renderer strips).
 // The upstream's key goes along as `Authorization: Bearer`, as on chat requests.
 import { Pool } from 'undici';
-import type { ChatRequest } from '../proxy/canonical.js';
-import { readCappedText, type ReadableBody } from '../proxy/capped-text.js';
-import { GatewayError } from '../proxy/errors.js';
-import { CONNECTION_FAILURES } from '../proxy/upstream/upstream-errors.js';
-import { rejectionMessage } from '../proxy/upstream/upstream-rejection.js';
+import type { ChatRequest } from '../core/canonical.js';
+import { readCappedText, type ReadableBody } from '../core/capped-text.js';
+import { GatewayError } from '../core/errors.js';
+import { CONNECTION_FAILURES } from '../core/upstream-errors.js';
+import { rejectionMessage } from '../core/upstream-rejection.js';
 import type { PromptInput } from '../prompt/prompt-input.js';
 import { promptInput } from './request-prompt.js';
 import type { TokenCounter, TokenCounterLog } from './counter.js';

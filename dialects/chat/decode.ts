@@ -1,10 +1,10 @@
-import type { ChatMessage, ChatRequest } from '../../proxy/canonical.js';
-import type { DecodedRequest } from '../../proxy/dialect.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
-import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
-import { markPrefill } from '../../proxy/prefill.js';
-import { compileValidator, withMaxima } from '../../proxy/validator.js';
+import type { ChatMessage, ChatRequest } from '../../core/canonical.js';
+import type { DecodedRequest } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
+import { CALL_PREFIX, upstreamToolCallId } from '../../core/tool-call-ids.js';
+import { markPrefill } from '../../core/prefill.js';
+import { compileValidator, withMaxima } from '../../core/validator.js';
 import schema from '../../schemas/chat-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
 
@@ -73,7 +73,7 @@ function canonical(request: ChatRequest & { max_completion_tokens?: number | nul
   return canonical;
 }
 
-/** The tool-call ids the client got in chat's form (`call_…`) go back as the server's own (proxy/tool-call-ids.ts). */
+/** The tool-call ids the client got in chat's form (`call_…`) go back as the server's own (core/tool-call-ids.ts). */
 function withUpstreamCallIds(message: ChatMessage): ChatMessage {
   if (message.role === 'tool')
     return { ...message, tool_call_id: upstreamToolCallId(CALL_PREFIX, message.tool_call_id) };

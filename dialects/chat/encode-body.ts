@@ -1,5 +1,5 @@
-import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../proxy/canonical.js';
-import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
+import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../core/canonical.js';
+import { CALL_PREFIX, clientToolCallId } from '../../core/tool-call-ids.js';
 
 /** The chat-completions response body (spec 2.5): the upstream's completion under our id and the public model id. */
 export function encodeChatBody(completion: ChatCompletion, id: string, created: number, modelId: string): JsonObject {

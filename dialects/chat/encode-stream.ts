@@ -1,8 +1,8 @@
 import fastJson from 'fast-json-stringify';
-import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../proxy/canonical.js';
-import type { FrameSink, StreamEncoder, WireProfile } from '../../proxy/dialect.js';
-import type { GatewayError } from '../../proxy/errors.js';
-import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
+import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../core/canonical.js';
+import type { FrameSink, StreamEncoder, WireProfile } from '../../core/dialect.js';
+import type { GatewayError } from '../../core/errors.js';
+import { CALL_PREFIX, clientToolCallId } from '../../core/tool-call-ids.js';
 import deltaSchema from '../../schemas/chat-delta.json' with { type: 'json' };
 import type { ChatEcho } from './decode.js';
 import { chatFinishReason, chatUsage } from './encode-body.js';
@@ -95,7 +95,7 @@ export class ChatStreamEncoder implements StreamEncoder {
     );
   }
 
-  /** The delta as the client gets it: without empty fields, each call's id in chat's form (proxy/tool-call-ids.ts). */
+  /** The delta as the client gets it: without empty fields, each call's id in chat's form (core/tool-call-ids.ts). */
   #clientDelta(choice: number, delta: ChatDelta): ChatDelta {
     const clean = cleanDelta(delta);
     if (!clean.tool_calls) return clean;

@@ -1,5 +1,5 @@
-import type { RenderedError } from '../../proxy/dialect.js';
-import type { ErrorKind, GatewayError } from '../../proxy/errors.js';
+import type { RenderedError } from '../../core/dialect.js';
+import type { ErrorKind, GatewayError } from '../../core/errors.js';
 
 const TYPES: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -22,6 +22,6 @@ export function renderChatError(error: GatewayError): RenderedError {
   const message = error.kind === 'authentication' ? 'Unauthorized' : error.message;
   return {
     status: error.status,
-    body: { error: { message, type: TYPES[error.kind], code: error.chatCode, param: error.param } },
+    body: { error: { message, type: TYPES[error.kind], code: error.shortCode, param: error.param } },
   };
 }

@@ -1,4 +1,4 @@
-import type { Dialect } from '../../proxy/dialect.js';
+import type { Dialect } from '../../core/dialect.js';
 import { createChatDecoder, type ChatDecodeOptions, type ChatEcho } from './decode.js';
 import { encodeChatBody } from './encode-body.js';
 import { ChatStreamEncoder } from './encode-stream.js';
@@ -9,6 +9,8 @@ export function createChatDialect(options: ChatDecodeOptions): Dialect<ChatEcho>
   const modelId = options.modelId;
   return {
     name: 'chat',
+    routes: [{ method: 'POST', path: '/v1/chat/completions', kind: 'generate' }],
+    family: 'openai',
     decode: createChatDecoder(options),
     wantsStream: (request) => request.stream === true,
     streamEncoder: (context, echo) =>

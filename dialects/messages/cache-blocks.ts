@@ -2,7 +2,7 @@
 // content blocks) for the promptcache plugin, which hashes them into prefixes and checks the marks.
 // Each block can cut the request just after it: the prefix whose tokens a mark caches. Built only
 // when some block carries `cache_control`; a string system prompt or message content is one text block.
-import type { CacheBlock, ChatRequest, JsonObject } from '../../proxy/canonical.js';
+import type { CacheBlock, ChatRequest, JsonObject } from '../../core/canonical.js';
 import { messagesToChat } from './to-chat.js';
 import type { ContentBlock, MessageParam, MessagesRequest, TextBlock, ToolParam } from './types.js';
 

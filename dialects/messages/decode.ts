@@ -1,8 +1,8 @@
-import type { ChatRequest } from '../../proxy/canonical.js';
-import type { DecodedRequest } from '../../proxy/dialect.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { markPrefill } from '../../proxy/prefill.js';
-import { compileValidator, withMaxima } from '../../proxy/validator.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import type { DecodedRequest } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
+import { markPrefill } from '../../core/prefill.js';
+import { compileValidator, withMaxima } from '../../core/validator.js';
 import schema from '../../schemas/messages-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
 import { cacheBlocks } from './cache-blocks.js';

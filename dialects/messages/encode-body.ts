@@ -1,5 +1,5 @@
-import type { ChatCompletion, JsonObject } from '../../proxy/canonical.js';
-import { clientToolCallId, TOOL_USE_PREFIX } from '../../proxy/tool-call-ids.js';
+import type { ChatCompletion, JsonObject } from '../../core/canonical.js';
+import { clientToolCallId, TOOL_USE_PREFIX } from '../../core/tool-call-ids.js';
 import { parseToolInput } from './tool-input.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';

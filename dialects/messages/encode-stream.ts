@@ -8,10 +8,10 @@ import type {
   FinishReason,
   SearchCallEvent,
   SearchResultEvent,
-} from '../../proxy/canonical.js';
-import type { FrameSink, StreamEncoder } from '../../proxy/dialect.js';
-import type { GatewayError } from '../../proxy/errors.js';
-import { clientToolCallId, TOOL_USE_PREFIX } from '../../proxy/tool-call-ids.js';
+} from '../../core/canonical.js';
+import type { FrameSink, StreamEncoder } from '../../core/dialect.js';
+import type { GatewayError } from '../../core/errors.js';
+import { clientToolCallId, TOOL_USE_PREFIX } from '../../core/tool-call-ids.js';
 import { renderMessagesError } from './errors.js';
 import { stopReason } from './stop-reason.js';
 import { messagesUsage } from './usage.js';
@@ -34,7 +34,7 @@ type OpenBlock =
 
 /** A tool call as the upstream streams it, keyed on its index; `args` holds what is not sent yet. */
 interface ToolCall {
-  /** The upstream's id ('' while it sent none); the client sees it in the dialect's form (proxy/tool-call-ids.ts). */
+  /** The upstream's id ('' while it sent none); the client sees it in the dialect's form (core/tool-call-ids.ts). */
   id: string;
   name: string;
   args: string;

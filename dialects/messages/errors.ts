@@ -1,5 +1,5 @@
-import type { RenderedError } from '../../proxy/dialect.js';
-import type { ErrorKind, GatewayError } from '../../proxy/errors.js';
+import type { RenderedError } from '../../core/dialect.js';
+import type { ErrorKind, GatewayError } from '../../core/errors.js';
 
 /** Where the spec says "not shown", the type the dialect's vendor uses (docs/wire.md). */
 const TYPES: Record<ErrorKind, string> = {

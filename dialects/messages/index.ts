@@ -1,4 +1,4 @@
-import type { Dialect } from '../../proxy/dialect.js';
+import type { Dialect } from '../../core/dialect.js';
 import { createMessagesDecoders, type MessagesEcho } from './decode.js';
 import { encodeMessagesBody } from './encode-body.js';
 import { MessagesStreamEncoder } from './encode-stream.js';
@@ -25,6 +25,11 @@ export function createMessagesDialect(options: MessagesDialectOptions): Dialect<
   );
   return {
     name: 'messages',
+    routes: [
+      { method: 'POST', path: '/v1/messages', kind: 'generate' },
+      { method: 'POST', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
+    ],
+    family: 'anthropic',
     decode: (body) => decoders.decode(body),
     wantsStream: (request) => request.stream === true,
     streamEncoder: (context, echo) =>

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 /** `dialects.messages.max_tokens_over_limit`: what a request asking for more than the limit gets. */
 export type MaxTokensOverLimit = 'reject' | 'clamp';

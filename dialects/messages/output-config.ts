@@ -2,8 +2,8 @@
 // `output_format`, which the SDKs' beta helpers still send) as the canonical `response_format`, which the
 // terminal sends as the server enforces it or refuses (proxy/upstream/structured-output.ts); and
 // `output_config.effort` as the canonical `reasoning_effort`.
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import type { MessagesRequest } from './types.js';
 
 /** The schema's name upstream: Anthropic's format has none, OpenAI's `json_schema` needs one. */

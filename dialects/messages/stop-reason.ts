@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../proxy/canonical.js';
+import type { FinishReason } from '../../core/canonical.js';
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 

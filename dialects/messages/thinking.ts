@@ -1,9 +1,9 @@
 // The message dialect's thinking: the client's switch (`thinking: {type: enabled|adaptive|disabled}`) as
 // the canonical request's `enable_thinking`, and thinking blocks passed back in assistant turns. A signed
 // block goes to the model again as that turn's `reasoning_content` (Qwen3's template keeps it within the
-// current tool loop) and is listed for the core to verify (proxy/thinking-replay.ts); an unsigned one is
+// current tool loop) and is listed for the core to verify (proxy/exchange/thinking-replay.ts); an unsigned one is
 // dropped, as is `redacted_thinking`, which this gateway never writes.
-import type { ReplayedThinking } from '../../proxy/canonical.js';
+import type { ReplayedThinking } from '../../core/canonical.js';
 import type { ContentBlock, MessagesRequest, ThinkingBlock } from './types.js';
 
 /** On for `enabled` and `adaptive` (the budget is not a switch the model has; max_tokens bounds it), off for `disabled`. */

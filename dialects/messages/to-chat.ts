@@ -7,10 +7,10 @@ import {
   type ChatToolChoice,
   type ReplayedSearch,
   type ReplayedThinking,
-} from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
-import { TOOL_USE_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
+} from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
+import { TOOL_USE_PREFIX, upstreamToolCallId } from '../../core/tool-call-ids.js';
 import type {
   ContentBlock,
   MessageParam,

@@ -1,7 +1,7 @@
 // A `tool_reference` block in a tool result: how Claude Code's ToolSearch answers, one block per
 // deferred tool (`defer_loading: true`) it loads. The gateway offers the model every tool from the
 // start (it defers none), so a reference adds no schema: the model reads it as a line naming the tool.
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ContentBlock, TextBlock } from './types.js';
 
 export function referencedToolText(block: ContentBlock & { tool_name?: unknown }, param: string): TextBlock {

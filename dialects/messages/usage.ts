@@ -1,4 +1,4 @@
-import type { ChatUsage } from '../../proxy/canonical.js';
+import type { ChatUsage } from '../../core/canonical.js';
 
 export interface MessagesUsage {
   input_tokens: number;

@@ -1,6 +1,6 @@
 // The message dialect's search output blocks (spec 2.3): `server_tool_use` (the query) and
 // `web_search_tool_result` (the sources, or an error), the same in the stream and in the body.
-import type { CompletionSegment, JsonObject, SearchResultEvent } from '../../proxy/canonical.js';
+import type { CompletionSegment, JsonObject, SearchResultEvent } from '../../core/canonical.js';
 
 /** The block id of a canonical search id; replays come back with it as the `tool_use_id`. */
 export const serverToolUseId = (id: string): string => `srvtoolu_${id}`;

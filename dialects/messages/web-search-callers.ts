@@ -2,7 +2,7 @@
 // for dynamic filtering, where code the model runs in Anthropic's code-execution sandbox calls the
 // search. This gateway runs no code execution (that server tool is refused): the model always calls
 // the search itself, the `direct` caller, so a tool only code may call cannot be honoured (400).
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 const DIRECT = 'direct';
 /** How results consumed by a completed code-execution call appear; without code execution every result is a direct call's, returned in full either way. */

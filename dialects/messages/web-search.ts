@@ -8,9 +8,9 @@ import {
   type ReplayedSearch,
   type SearchUserLocation,
   type WebSearchOptions,
-} from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
+} from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
 import type { ContentBlock, ToolParam } from './types.js';
 import { checkSearchCallers } from './web-search-callers.js';
 

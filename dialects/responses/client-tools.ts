@@ -1,6 +1,6 @@
-import type { ChatFunctionTool, JsonObject } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
+import type { ChatFunctionTool, JsonObject } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
 import { flatName, LOCAL_SHELL_FUNCTION } from './tool-names.js';
 import type { ClientToolParam, CustomToolParam, FunctionToolParam, ResponsesRequest } from './types.js';
 

@@ -4,7 +4,7 @@
 // `rate_limits.primary` {used_percent (f64), window_minutes, reset_at (Unix s)}, `credits` {has_credits,
 // unlimited, balance (a string)}; the same figures as the `x-codex-*` headers
 // (plugins/ratelimit/codex-rate-limit-headers.ts). Only Codex is sent it: no other client knows the event.
-import type { LimitSnapshot } from '../../proxy/limit-snapshot.js';
+import type { LimitSnapshot } from '../../core/limit-snapshot.js';
 
 /** The event's data. */
 export function codexRateLimitsEvent(limits: LimitSnapshot): string {

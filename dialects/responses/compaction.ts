@@ -4,8 +4,8 @@
 // The gateway has no encryption to offer and needs none (the item is the client's own context, like a message):
 // `encrypted_content` is the model's summary, encoded so a client can tell it is the gateway's and pass it back
 // unchanged.
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ResponseContext } from './response-object.js';
 import type { InputItem, OutputCompaction, ResponsesRequest } from './types.js';
 

@@ -1,5 +1,5 @@
-import type { DecodedRequest } from '../../proxy/dialect.js';
-import { compileValidator, withMaxima } from '../../proxy/validator.js';
+import type { DecodedRequest } from '../../core/dialect.js';
+import { compileValidator, withMaxima } from '../../core/validator.js';
 import schema from '../../schemas/responses-request.json' with { type: 'json' };
 import { servedModelCheck } from '../served-model.js';
 import { isCompactionRequest, summaryOnly } from './compaction.js';

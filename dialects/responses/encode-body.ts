@@ -1,4 +1,4 @@
-import type { ChatCompletion, CompletionSegment, JsonObject } from '../../proxy/canonical.js';
+import type { ChatCompletion, CompletionSegment, JsonObject } from '../../core/canonical.js';
 import { callItem } from './call-items.js';
 import { compactionItem } from './compaction.js';
 import { outcomeOf } from './outcome.js';

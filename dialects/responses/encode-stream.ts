@@ -8,9 +8,9 @@ import type {
   JsonObject,
   SearchCallEvent,
   SearchResultEvent,
-} from '../../proxy/canonical.js';
-import type { FrameSink, StreamEncoder } from '../../proxy/dialect.js';
-import type { GatewayError } from '../../proxy/errors.js';
+} from '../../core/canonical.js';
+import type { FrameSink, StreamEncoder } from '../../core/dialect.js';
+import type { GatewayError } from '../../core/errors.js';
 import { codexRateLimitsEvent } from './codex-rate-limits.js';
 import { renderChatError } from '../chat/errors.js';
 import { callItem } from './call-items.js';

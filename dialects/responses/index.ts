@@ -1,4 +1,4 @@
-import type { Dialect, EncodeContext } from '../../proxy/dialect.js';
+import type { Dialect, EncodeContext } from '../../core/dialect.js';
 import { renderChatError } from '../chat/errors.js';
 import { clientToolNames } from './client-tools.js';
 import { isCompactionRequest } from './compaction.js';
@@ -24,6 +24,8 @@ export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect
   });
   return {
     name: 'responses',
+    routes: [{ method: 'POST', path: '/v1/responses', kind: 'generate' }],
+    family: 'openai',
     decode: createResponsesDecoder(options),
     wantsStream: (request) => request.stream === true,
     streamEncoder: (context, request) => new ResponsesStreamEncoder(contextOf(context, request)),

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../proxy/canonical.js';
+import type { FinishReason } from '../../core/canonical.js';
 
 /** How a response ended: its status, the spec's `finish_reason`, and OpenAI's `incomplete_details`. */
 export interface ResponseOutcome {

@@ -1,7 +1,7 @@
 // The responses dialect's reasoning: the client's switch (`reasoning.effort`) as the canonical request's
 // `enable_thinking`, and the model's reasoning as `reasoning` output items (OpenAI's and Open Responses'
 // shape: `{type:'reasoning', id, summary: [], content: [{type:'reasoning_text', text}]}`).
-import type { JsonObject } from '../../proxy/canonical.js';
+import type { JsonObject } from '../../core/canonical.js';
 import type { ResponseContext } from './response-object.js';
 import type { OutputReasoning } from './types.js';
 

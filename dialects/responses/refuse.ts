@@ -1,5 +1,5 @@
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
 
 /** Spec rule 10: the dialect keeps no state, so nothing can refer to an earlier response. */
 const STATELESS =

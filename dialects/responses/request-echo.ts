@@ -1,6 +1,6 @@
 // What the response object repeats of the request, in the types of OpenAI's Response (and of the Open Responses
 // `ResponseResource`): every field present, the effective value where the client sent none.
-import type { JsonObject } from '../../proxy/canonical.js';
+import type { JsonObject } from '../../core/canonical.js';
 import type { ResponsesRequest } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { LimitSnapshot } from '../../proxy/limit-snapshot.js';
-import type { ChatUsage, JsonObject } from '../../proxy/canonical.js';
-import type { WireProfile } from '../../proxy/dialect.js';
-import { CALL_PREFIX, clientToolCallId } from '../../proxy/tool-call-ids.js';
+import type { LimitSnapshot } from '../../core/limit-snapshot.js';
+import type { ChatUsage, JsonObject } from '../../core/canonical.js';
+import type { WireProfile } from '../../core/dialect.js';
+import { CALL_PREFIX, clientToolCallId } from '../../core/tool-call-ids.js';
 import type { ClientToolNames } from './client-tools.js';
 import type { ResponseOutcome } from './outcome.js';
 import { echoedReasoning, echoedSampling, echoedText, echoedTools } from './request-echo.js';
@@ -48,7 +48,7 @@ export const messageItemId = (context: ResponseContext, n: number): string =>
 export const callItemId = (context: ResponseContext, n: number): string => `fc_${context.id}_${n}`;
 /**
  * A call's id as the client sees it and answers with in `function_call_output`: the upstream's in the
- * dialect's form (`call_…`, proxy/tool-call-ids.ts), or one made from the response's id when it sent none.
+ * dialect's form (`call_…`, core/tool-call-ids.ts), or one made from the response's id when it sent none.
  */
 export const clientCallId = (context: ResponseContext, upstreamId: string | undefined, n: number): string =>
   clientToolCallId(CALL_PREFIX, upstreamId, `${context.id}_${n}`);

@@ -1,7 +1,7 @@
 // OpenAI's Responses WebSocket mode: `response.create` messages on one connection, and the connection-local
 // memory of the last response that lets the next one send only its new input with `previous_response_id`.
-import type { SocketConversation, SocketMode } from '../../proxy/dialect.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { SocketConversation, SocketMode } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
 
 const CREATE = 'response.create';
 /** Message and field names are quoted back in errors up to this length. */

@@ -6,10 +6,10 @@ import {
   type ChatRequest,
   type ChatToolChoice,
   type JsonObject,
-} from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
-import { CALL_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
+} from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
+import { CALL_PREFIX, upstreamToolCallId } from '../../core/tool-call-ids.js';
 import { customArguments, chatToolsOf } from './client-tools.js';
 import { checkTriggerPlace, decodeSummary, SUMMARY_PREFIX, SUMMARY_REQUEST } from './compaction.js';
 import { shellArguments } from './call-items.js';
@@ -134,7 +134,7 @@ function chatMessages(request: ResponsesRequest): ChatMessage[] {
   return prompt === '' ? out : [{ role: 'system', content: prompt }, ...out];
 }
 
-/** A call id the client got (`call_…`) as the server's own (proxy/tool-call-ids.ts). */
+/** A call id the client got (`call_…`) as the server's own (core/tool-call-ids.ts). */
 function upstreamCallId(id: string): string {
   return upstreamToolCallId(CALL_PREFIX, id);
 }

@@ -1,5 +1,5 @@
 // The responses dialect's wire types (spec 2.6/2.7, docs/wire.md "Responses dialect"), as far as the gateway reads or writes them.
-import type { JsonObject } from '../../proxy/canonical.js';
+import type { JsonObject } from '../../core/canonical.js';
 
 export interface InputTextPart {
   type: 'input_text' | 'output_text';

@@ -1,8 +1,8 @@
 // The responses dialect's search tool (spec 2.6), decoded into the canonical request's gateway-side
 // `web_search`; the search plugin runs it, and without it the upstream call refuses it with the message below.
-import type { SearchUserLocation, WebSearchOptions } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { quoted } from '../../proxy/printable.js';
+import type { SearchUserLocation, WebSearchOptions } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { quoted } from '../../core/printable.js';
 import type { WebSearchToolParam } from './types.js';
 
 /** The dialect has no `max_uses`; a request searches at most this often, as the message dialect's default. */

@@ -5,15 +5,15 @@
 // store, and at once where it is announced on the revocation bus (this node, or every node with Redis).
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
-import { GatewayError } from '../../proxy/errors.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import type { Plugin } from '../../proxy/plugin.js';
+import { GatewayError } from '../../core/errors.js';
+import type { Exchange } from '../../core/exchange.js';
+import type { Plugin } from '../../core/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
 import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { KeyCache } from './key-cache.js';
 
-declare module '../../proxy/exchange.js' {
+declare module '../../core/exchange.js' {
   interface ExchangeLocals {
     /** Who is calling: set by the auth plugin. */
     caller: { orgId: string; keyId: string };

@@ -6,10 +6,10 @@
 // at once when its node's lease ran out (store/node-lease.ts), else after orphan_hold_ms.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
-import { GatewayError } from '../../proxy/errors.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import { observe } from '../../proxy/observe.js';
-import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
+import { GatewayError } from '../../core/errors.js';
+import type { Exchange } from '../../core/exchange.js';
+import { observe } from '../../proxy/stream/observe.js';
+import type { EventStream, Next, Plugin } from '../../core/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
 import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';

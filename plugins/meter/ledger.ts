@@ -10,7 +10,6 @@
 // order, so two nodes' batches queue rather than deadlock, and a batch the server still aborts (a
 // deadlock or serialization failure) is run again (store/transaction-retry.ts), not failed.
 import { sql as rawSql, SqliteAdapter, type Kysely, type Transaction } from 'kysely';
-import type { DialectName } from '../../proxy/dialect.js';
 import { MAX_BATCH_ROWS } from '../../store/batch-template.js';
 import { GroupCommit } from '../../store/group-commit.js';
 import { checkedMicros } from '../../store/money.js';
@@ -26,7 +25,7 @@ export interface Hold {
   id: string;
   orgId: string;
   keyId: string;
-  dialect: DialectName;
+  dialect: string;
   holdMicros: number;
   /** Unix ms. */
   createdAt: number;

@@ -1,5 +1,5 @@
 // One request's metering, from its hold to its settlement: an observer of the response's events
-// (proxy/observe.ts). The settlement is written exactly once:
+// (proxy/stream/observe.ts). The settlement is written exactly once:
 // - the upstream's final usage arrived (the `choices: []` usage chunk of a stream, or a non-streamed
 //   call's completion): settled with that usage, committed BEFORE the event goes on, so no client can
 //   have the end of a response whose ledger row is not yet on disk;
@@ -13,11 +13,11 @@
 // A non-streamed answer is still whole in the gateway when its client leaves: the upstream did what its
 // last running usage says (the terminal reads the answer as a stream where the server reports one), and
 // nothing that the gateway knows of without it.
-import { asGatewayError } from '../../proxy/errors.js';
-import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import type { EventObserver, EventsEnd } from '../../proxy/observe.js';
-import { usageOf, type UsageWatch } from '../../proxy/usage-watch.js';
+import { asGatewayError } from '../../core/errors.js';
+import type { ChatUsage, ResponseEvent } from '../../core/canonical.js';
+import type { Exchange } from '../../core/exchange.js';
+import type { EventObserver, EventsEnd } from '../../proxy/stream/observe.js';
+import { usageOf, type UsageWatch } from '../../proxy/stream/usage-watch.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { storeSpan, type DbSystem } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';

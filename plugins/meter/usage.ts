@@ -1,7 +1,7 @@
 // What a request is billed for, read from the upstream's usage (OpenAI's counting: prompt_tokens
 // includes the cached and the cache-written tokens, so they are taken out of `input`, never counted
 // twice), or estimated when the upstream never sent usage.
-import type { ChatUsage } from '../../proxy/canonical.js';
+import type { ChatUsage } from '../../core/canonical.js';
 import type { BilledUsage } from './price.js';
 
 export function billedFromUsage(usage: ChatUsage, searches: number): BilledUsage {
@@ -20,7 +20,7 @@ export function billedFromUsage(usage: ChatUsage, searches: number): BilledUsage
   };
 }
 
-/** The bill when no usage arrived: the input estimate, and the output estimated from what was produced (proxy/usage-watch.ts). */
+/** The bill when no usage arrived: the input estimate, and the output estimated from what was produced (proxy/stream/usage-watch.ts). */
 export function billedFromEstimate(inputTokens: number, outputTokens: number, searches: number): BilledUsage {
   return {
     input: inputTokens,

@@ -6,12 +6,12 @@
 // caller (no auth plugin), the upstream's usage passes unchanged: its own cached tokens stay reads.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
-import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import { EventStage } from '../../proxy/event-stage.js';
-import type { EventStream } from '../../proxy/event-stream.js';
-import type { Plugin } from '../../proxy/plugin.js';
-import { usageOf } from '../../proxy/usage-watch.js';
+import type { ChatUsage, ResponseEvent } from '../../core/canonical.js';
+import type { Exchange } from '../../core/exchange.js';
+import { EventStage } from '../../proxy/stream/event-stage.js';
+import type { EventStream } from '../../core/event-stream.js';
+import type { Plugin } from '../../core/plugin.js';
+import { usageOf } from '../../proxy/stream/usage-watch.js';
 import type { PluginModule } from '../plugin-module.js';
 import type { CacheSplit } from './accounting.js';
 import { cachePrefixes } from './prefixes.js';

@@ -6,8 +6,8 @@
 // the same prefix whatever its marks and key order. For hits, the hashes of the breakpoints and of the
 // 20 blocks before each are looked up, as Anthropic looks back for earlier cache entries.
 import { createHash } from 'node:crypto';
-import type { CacheBlock, ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { CacheBlock, ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 
 export type CacheTtl = '5m' | '1h';
 

@@ -2,7 +2,7 @@
 // longest alive one is the hit), how many tokens each marked prefix holds (from the registry when
 // known, else counted with the gateway's token counter on the request cut after the marked block,
 // exactly as count_tokens counts it), how the upstream's prompt tokens split, and what to write back.
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import { splitPrompt, type CacheSplit, type MarkedPrefix } from './accounting.js';
 import type { CachePrefixes, CacheTtl } from './prefixes.js';
 import type { PrefixEntry, PrefixRegistry } from './registry.js';

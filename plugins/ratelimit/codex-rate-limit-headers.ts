@@ -9,7 +9,7 @@
 //   in credits, the store's integer micro-credits / 1,000,000 written exactly (store/credits.ts).
 // There is one window here, so no `secondary`. The same snapshot goes on the exchange, for the stream event
 // Codex reads on a WebSocket, where no header reaches it (dialects/responses/codex-rate-limits.ts).
-import type { LimitSnapshot } from '../../proxy/limit-snapshot.js';
+import type { LimitSnapshot } from '../../core/limit-snapshot.js';
 import { formatCredits } from '../../store/credits.js';
 import type { WindowUse } from './window-use.js';
 

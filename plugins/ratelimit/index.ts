@@ -5,7 +5,7 @@ import type { JSONSchemaType } from 'ajv';
 import { ConfigError } from '../../config/errors.js';
 import { optional } from '../../config/optional-key.js';
 import { tiersOf } from '../../limits/tiers.js';
-import type { Plugin } from '../../proxy/plugin.js';
+import type { Plugin } from '../../core/plugin.js';
 import type { PluginContext, PluginModule } from '../plugin-module.js';
 import { RateLimitHeaders } from './headers.js';
 import { MemoryWindow } from './memory-window.js';

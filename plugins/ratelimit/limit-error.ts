@@ -1,7 +1,7 @@
 // The 429 answers (spec §7, §8): which limit was hit, the tier, and when to retry, in the message; the
 // dialects render GW_ERR_RATE_LIMIT_* in their shapes (chat: insufficient_quota; messages: rate_limit_error).
 import type { Tier } from '../../limits/tiers.js';
-import { GatewayError, type ErrorCode } from '../../proxy/errors.js';
+import { GatewayError, type ErrorCode } from '../../core/errors.js';
 import { limitOf } from './headers.js';
 import type { CounterKind } from './window.js';
 

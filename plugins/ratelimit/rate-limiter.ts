@@ -13,10 +13,10 @@
 // (codex-rate-limit-headers.ts).
 import type { LimitNotifier } from '../../notify/notifier.js';
 import type { Tier } from '../../limits/tiers.js';
-import type { GatewayError } from '../../proxy/errors.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import { observe } from '../../proxy/observe.js';
-import type { EventStream, Next, Plugin } from '../../proxy/plugin.js';
+import type { GatewayError } from '../../core/errors.js';
+import type { Exchange } from '../../core/exchange.js';
+import { observe } from '../../proxy/stream/observe.js';
+import type { EventStream, Next, Plugin } from '../../core/plugin.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { writeRetryAfter, type RateLimitHeaders } from './headers.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
@@ -33,7 +33,7 @@ export interface RateLimitState {
   counts: Counts;
 }
 
-declare module '../../proxy/exchange.js' {
+declare module '../../core/exchange.js' {
   interface ExchangeLocals {
     /** The caller's rate-limit tier and counters: set by the ratelimit plugin. */
     rateLimit: RateLimitState;

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion } from '../../proxy/canonical.js';
+import type { ChatChunk, ChatCompletion } from '../../core/canonical.js';
 
 /** A non-streamed round's completion as the one chunk that carries all of it, so a round reads one event form. */
 export function completionAsChunk(completion: ChatCompletion): ChatChunk {

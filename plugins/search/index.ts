@@ -6,9 +6,9 @@
 // counted in `exchange.locals.searches` for the meter (errored ones are not).
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
-import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../proxy/canonical.js';
-import { streamOf } from '../../proxy/event-bridges.js';
-import type { Plugin } from '../../proxy/plugin.js';
+import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../core/canonical.js';
+import { streamOf } from '../../proxy/stream/event-bridges.js';
+import type { Plugin } from '../../core/plugin.js';
 import type { PluginModule } from '../plugin-module.js';
 import { offerSearch } from './offer.js';
 import { createSearchProvider, searchProviderOptionsSchema, type SearchProviderOptions } from './providers/index.js';
@@ -20,7 +20,7 @@ import { searchLoop, type SearchSetup } from './search-loop.js';
 import { loadSearchSecret } from './secret.js';
 import { DEFAULT_CONTEXT_SIZES, SourceBook, type ContextSize } from './sources.js';
 
-declare module '../../proxy/exchange.js' {
+declare module '../../core/exchange.js' {
   interface ExchangeLocals {
     /** Searches the search plugin ran for this request; `executed` ones are billed (errored ones are not). */
     searches: { executed: number };

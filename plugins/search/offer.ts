@@ -1,7 +1,7 @@
 // What the model is given when search is on: the search function beside the client's tools, and a
 // system note on how to use it and how to cite what it returns.
-import { SEARCH_FUNCTION_NAME, type ChatFunctionTool, type ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { SEARCH_FUNCTION_NAME, type ChatFunctionTool, type ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 
 export const SEARCH_FUNCTION: ChatFunctionTool = {
   type: 'function',

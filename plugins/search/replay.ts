@@ -2,8 +2,8 @@
 // which must come back unchanged. Each result's `encrypted_content` is opened and checked against the
 // block (a changed one is a 400 naming the field), and the tool message the decoder left empty for
 // it gets the results' text, numbered as sources of this request, so the model reads them again.
-import type { ChatMessage, ChatRequest, ReplayedSearch } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatMessage, ChatRequest, ReplayedSearch } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import type { Sealer } from './sealer.js';
 import { errorText, resultsText, type ContextSize, type SealedPage, type Source, type SourceBook } from './sources.js';
 

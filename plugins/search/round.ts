@@ -11,7 +11,7 @@ import {
   type ChatDelta,
   type ChatUsage,
   type FinishReason,
-} from '../../proxy/canonical.js';
+} from '../../core/canonical.js';
 import { MarkerScanner, type TextPiece } from './markers.js';
 import type { SourceBook } from './sources.js';
 import { addUsage } from './usage.js';

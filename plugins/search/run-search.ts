@@ -2,7 +2,7 @@
 // timeout, and the gateway's own rules applied whatever the provider did (domain filters, no duplicate
 // pages, at most the context size's result count). A failure is an errored search, not an error of the
 // request; only the client going away stops the request.
-import type { WebSearchOptions } from '../../proxy/canonical.js';
+import type { WebSearchOptions } from '../../core/canonical.js';
 import {
   domainFilter,
   SearchError,

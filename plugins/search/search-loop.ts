@@ -11,11 +11,11 @@ import {
   type ChatRequest,
   type ChatUsage,
   type WebSearchOptions,
-} from '../../proxy/canonical.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import { iterate } from '../../proxy/event-bridges.js';
-import type { EventStream } from '../../proxy/event-stream.js';
-import type { Next } from '../../proxy/plugin.js';
+} from '../../core/canonical.js';
+import type { Exchange } from '../../core/exchange.js';
+import { iterate } from '../../proxy/stream/event-bridges.js';
+import type { EventStream } from '../../core/event-stream.js';
+import type { Next } from '../../core/plugin.js';
 import { completionAsChunk } from './completion-chunk.js';
 import type { SearchProvider } from './providers/index.js';
 import { Round } from './round.js';
@@ -44,7 +44,7 @@ export interface LoopInput {
   search: SearchSetup | undefined;
 }
 
-/** The events of every round, with the searches between them (read as a loop: proxy/event-bridges.ts). */
+/** The events of every round, with the searches between them (read as a loop: proxy/stream/event-bridges.ts). */
 export async function* searchLoop(first: EventStream, input: LoopInput): AsyncGenerator<ResponseEvent> {
   const { exchange, request, search, book } = input;
   const streamed = request.stream === true;

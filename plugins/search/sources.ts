@@ -1,7 +1,7 @@
 // The sources of one request: every result the model reads gets a number, in order (replayed results
 // first), and is shown to the model under it (`[n]`). To the client a source travels sealed: its page
 // in `encrypted_content`, a citation of it in `encrypted_index`.
-import type { Citation, SearchContextSize, SearchSource } from '../../proxy/canonical.js';
+import type { Citation, SearchContextSize, SearchSource } from '../../core/canonical.js';
 import type { Sealer } from './sealer.js';
 
 /** How many results the model sees per search, and how many characters of them in all. */

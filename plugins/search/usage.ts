@@ -1,6 +1,6 @@
 // Usage across the rounds of one search loop: each round is a whole upstream call, so the client is
 // billed for every round's prompt and completion, reported as one usage.
-import type { ChatUsage } from '../../proxy/canonical.js';
+import type { ChatUsage } from '../../core/canonical.js';
 
 /** a + b, field by field (cache reads and writes, reasoning tokens included); undefined only when both are. */
 export function addUsage(a: ChatUsage | undefined, b: ChatUsage | undefined): ChatUsage | undefined {

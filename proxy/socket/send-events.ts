@@ -1,10 +1,10 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import type { AnswerWatch } from '../answer-watch.js';
-import type { FrameSink, SocketConversation, StreamEncoder } from '../dialect.js';
-import type { GatewayError } from '../errors.js';
-import type { EventStream } from '../event-stream.js';
-import { sendEncodedEvents } from '../send-encoded.js';
+import type { AnswerWatch } from '../stream/answer-watch.js';
+import type { FrameSink, SocketConversation, StreamEncoder } from '../../core/dialect.js';
+import type { GatewayError } from '../../core/errors.js';
+import type { EventStream } from '../../core/event-stream.js';
+import { sendEncodedEvents } from '../stream/send-encoded.js';
 
 /** One response on a WebSocket: whether its first event went out (the HTTP head's counterpart), and its status. */
 export class SocketReply {
@@ -28,7 +28,7 @@ export function socketFrames(ws: WebSocket, conversation: SocketConversation, re
 
 /**
  * Sends a response's events as WebSocket messages through the same sink as an HTTP stream
- * (proxy/send-encoded.ts): a full socket buffer pauses the events until 'drain'; an error after the first
+ * (proxy/stream/send-encoded.ts): a full socket buffer pauses the events until 'drain'; an error after the first
  * event becomes the dialect's error event; a client that went away cancels the events.
  */
 export function sendEventMessages(

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
-import type { Dialect, SocketConversation, WireProfile } from '../dialect.js';
-import { GatewayError } from '../errors.js';
-import { runExchange, type Door, type ExchangeRuntime } from '../exchange-run.js';
-import type { InFlight } from '../in-flight.js';
-import { nextRequestId } from '../request-id.js';
-import type { Route } from '../router.js';
+import type { Dialect, SocketConversation, WireProfile } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
+import { runExchange, type Door, type ExchangeRuntime } from '../exchange/run.js';
+import type { InFlight } from '../node/in-flight.js';
+import { nextRequestId } from '../../http/request-id.js';
+import type { Route } from '../routing/router.js';
 import { sendEventMessages, SocketReply, socketFrames } from './send-events.js';
 
 export interface SocketSessionOptions extends ExchangeRuntime {

@@ -2,18 +2,18 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
-import type { ConnectionCap } from '../connection-cap.js';
-import type { InFlight } from '../in-flight.js';
-import type { Dialect, WireProfile } from '../dialect.js';
-import { asGatewayError, GatewayError } from '../errors.js';
-import { Exchange } from '../exchange.js';
-import type { ExchangeRuntime } from '../exchange-run.js';
-import { printable } from '../printable.js';
-import { nextRequestId } from '../request-id.js';
-import { endWithoutExchange } from '../request-end.js';
-import type { Route, Router } from '../router.js';
-import { wireOf } from '../wire-header.js';
-import { negotiatedWire, type WireSetting } from '../wire-negotiation.js';
+import type { ConnectionCap } from '../../http/connection-cap.js';
+import type { InFlight } from '../node/in-flight.js';
+import type { Dialect, WireProfile } from '../../core/dialect.js';
+import { asGatewayError, GatewayError } from '../../core/errors.js';
+import { LiveExchange } from '../exchange/exchange.js';
+import type { ExchangeRuntime } from '../exchange/run.js';
+import { printable } from '../../core/printable.js';
+import { nextRequestId } from '../../http/request-id.js';
+import { endWithoutExchange } from '../exchange/request-end.js';
+import type { Route, Router } from '../routing/router.js';
+import { wireOf } from '../routing/wire-header.js';
+import { negotiatedWire, type WireSetting } from '../routing/wire-negotiation.js';
 import { SocketSession } from './socket-session.js';
 
 export interface SocketModeOptions extends ExchangeRuntime {
@@ -110,7 +110,7 @@ async function upgrade(
     wire = wireOf(req.headers, options.configuredWire);
     const controller = new AbortController();
     socket.once('close', () => controller.abort());
-    const exchange = new Exchange({
+    const exchange = new LiveExchange({
       id,
       req,
       res: { headersSent: false, statusCode: 101 },

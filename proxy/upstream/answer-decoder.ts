@@ -2,9 +2,9 @@
 // they come (a streamed request), or one completion at the end (a non-streamed request read as a stream:
 // answer-plan.ts). Where the gateway matches the stop strings itself (stop-matcher.ts), a match ends the
 // answer: the decoder says it `stopped`, and the upstream response stops reading and aborts the call.
-import { CompletionAccumulator } from '../accumulate.js';
-import type { CanonicalEvent, ChatChunk, ChatUsage, ResponseEvent } from '../canonical.js';
-import { chunkBytes } from '../usage-watch.js';
+import { CompletionAccumulator } from '../stream/accumulate.js';
+import type { CanonicalEvent, ChatChunk, ChatUsage, ResponseEvent } from '../../core/canonical.js';
+import { chunkBytes } from '../stream/usage-watch.js';
 import { ChunkDecoder } from './chunk-decoder.js';
 import type { StopMatcher } from './stop-matcher.js';
 import { bodyTooLarge, type BodyDecoder } from './upstream-response.js';

@@ -3,7 +3,7 @@
 // whole (one completion, as before), where the flavor gives a running usage (vLLM, SGLang, llama-server:
 // the server's count of what it produced is known even if the client leaves before the end) or where the
 // gateway matches the stop strings itself; on the other flavors it stays a plain non-streamed call.
-import type { ChatRequest } from '../canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import type { UpstreamFields } from './request-fields.js';
 
 export interface AnswerPlan {

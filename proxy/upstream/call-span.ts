@@ -8,8 +8,8 @@ import {
   ATTR_SERVER_PORT,
 } from '@opentelemetry/semantic-conventions';
 import { endSpan, errorTypeOf, SpanKind, type RequestTrace, type Span } from '../../telemetry/request-trace.js';
-import type { EventObserver, EventsEnd } from '../observe.js';
-import type { UsageWatch } from '../usage-watch.js';
+import type { EventObserver, EventsEnd } from '../stream/observe.js';
+import type { UsageWatch } from '../stream/usage-watch.js';
 import type { UpstreamResponse } from './upstream-response.js';
 
 export class CallSpan implements EventObserver {

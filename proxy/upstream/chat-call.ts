@@ -1,15 +1,15 @@
-import type { ChatRequest, CompletionEvent } from '../canonical.js';
-import type { Handler } from '../chain.js';
-import { GatewayError } from '../errors.js';
-import { streamOf } from '../event-bridges.js';
-import { refuseUnhandledSearch } from '../unhandled-search.js';
-import type { Exchange } from '../exchange.js';
-import { observe } from '../observe.js';
+import type { ChatRequest, CompletionEvent } from '../../core/canonical.js';
+import type { Handler } from '../exchange/chain.js';
+import { GatewayError } from '../../core/errors.js';
+import { streamOf } from '../stream/event-bridges.js';
+import { refuseUnhandledSearch } from '../exchange/unhandled-search.js';
+import type { Exchange } from '../../core/exchange.js';
+import { observe } from '../stream/observe.js';
 import { CallSpan } from './call-span.js';
 import type { UpstreamPool } from './pool.js';
 import type { UpstreamFields } from './request-fields.js';
 import type { UpstreamResponse } from './upstream-response.js';
-import { upstreamStatusError } from './upstream-errors.js';
+import { upstreamStatusError } from '../../core/upstream-errors.js';
 import { AnswerDecoder } from './answer-decoder.js';
 import { answerPlan, type AnswerPlan } from './answer-plan.js';
 import { usageFromTimings } from './llama-timings.js';
@@ -18,7 +18,7 @@ import { streamFields } from './running-usage.js';
 import { cutAtStops, StopMatcher } from './stop-matcher.js';
 import { refuseUnenforcedFormat, upstreamEffort } from './structured-output.js';
 import { ThinkingSeparator } from './thinking-separator.js';
-import { continuedPrefill } from '../prefill.js';
+import { continuedPrefill } from '../../core/prefill.js';
 import { PrefillEcho, stripPrefillEcho } from './prefill-echo.js';
 import {
   ReasoningTags,
@@ -122,7 +122,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
   };
 }
 
-/** vLLM's and SGLang's switch for a prefill: the last turn left open, no new generation prompt (proxy/prefill.ts). */
+/** vLLM's and SGLang's switch for a prefill: the last turn left open, no new generation prompt (core/prefill.ts). */
 const CONTINUATION = { continue_final_message: true, add_generation_prompt: false } as const;
 
 /**

@@ -1,6 +1,6 @@
-import type { CanonicalEvent, ChatChunk } from '../canonical.js';
-import { GatewayError } from '../errors.js';
-import { SseReader, SseTooLargeError, type EventSourceMessage } from '../sse.js';
+import type { CanonicalEvent, ChatChunk } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { SseReader, SseTooLargeError, type EventSourceMessage } from '../stream/sse.js';
 import { isEmptyChunk } from './empty-chunk.js';
 import type { BodyDecoder } from './upstream-response.js';
 

@@ -2,7 +2,7 @@
 // is cut (thinking-separator.ts), a held-back piece of a tag (reasoning-tags.ts) or of an echoed prefill
 // (prefill-echo.ts) waits for the next chunk, a tag itself is dropped. Such a chunk reaches no client: every
 // dialect would show it as an empty delta (chat's openai profile as `{"delta":{},"finish_reason":null}`).
-import type { ChatChunk, ChatChunkChoice } from '../canonical.js';
+import type { ChatChunk, ChatChunkChoice } from '../../core/canonical.js';
 
 /** Whether the chunk carries nothing: no choice with anything in it, and no usage. */
 export function isEmptyChunk(chunk: ChatChunk): boolean {

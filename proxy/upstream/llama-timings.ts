@@ -3,7 +3,7 @@
 // tokens it processed, and the tokens generated so far. As canonical usage: prompt = cache_n + prompt_n,
 // cached = cache_n, completion = predicted_n. Like any usage from the upstream it is checked next
 // (usage-check.ts): a figure out of bounds is replaced by the gateway's own count.
-import type { ChatChunk, ChatUsage } from '../canonical.js';
+import type { ChatChunk, ChatUsage } from '../../core/canonical.js';
 
 /** Gives a chunk that has `timings` and no usage of its own (the final usage chunk has both) the usage they say; drops `timings`. */
 export function usageFromTimings(chunk: ChatChunk): void {

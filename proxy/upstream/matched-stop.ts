@@ -2,7 +2,7 @@
 // (the string, or a stop token's id); SGLang says `matched_stop` (a string for a stop string, a number
 // for a stop token), which becomes `stop_reason` when it is a string. llama-server, TGI, Ollama and OpenAI
 // say neither: the gateway matches the stop strings itself there (stop-matcher.ts).
-import type { ChatChunk } from '../canonical.js';
+import type { ChatChunk } from '../../core/canonical.js';
 
 /** A choice as the upstream sent it: `stop_reason`, `matched_stop`, either or neither, unchecked. */
 interface ReportedStop {

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { Replica } from './replica.js';
 import type { UpstreamErrorKind } from './replica-metrics.js';
-import { CONNECTION_FAILURES, errorCode } from './upstream-errors.js';
+import { CONNECTION_FAILURES, errorCode } from '../../core/upstream-errors.js';
 import { UpstreamResponse } from './upstream-response.js';
 
 export interface UpstreamPoolOptions {

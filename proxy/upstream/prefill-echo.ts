@@ -4,7 +4,7 @@
 // repeated text is cut here. A streamed answer's text is held back while it is still a prefix of the
 // prefill, and released once it proves to be something else: an answer that does not start with the
 // prefill passes whole. Reasoning and tool calls are never touched.
-import type { ChatChunk, ChatCompletion } from '../canonical.js';
+import type { ChatChunk, ChatCompletion } from '../../core/canonical.js';
 
 /** A streamed answer's echo, cut chunk by chunk (per choice). */
 export class PrefillEcho {

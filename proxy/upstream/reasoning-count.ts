@@ -8,8 +8,8 @@
 //   one decoded token);
 // - not streamed: the reasoning's UTF-8 bytes / 3, the gateway's estimate elsewhere (usage-watch.ts);
 // each capped by the completion tokens. An answer without reasoning gets no figure from the gateway.
-import type { ChatChunk, ChatCompletion, ChatUsage } from '../canonical.js';
-import { BYTES_PER_TOKEN } from '../usage-watch.js';
+import type { ChatChunk, ChatCompletion, ChatUsage } from '../../core/canonical.js';
+import { BYTES_PER_TOKEN } from '../stream/usage-watch.js';
 
 /** A streamed answer's reasoning tokens, set on every usage that comes after reasoning started. */
 export class ReasoningCount {

@@ -11,7 +11,7 @@
 // which llama-server echoes into the content, is cut. The reasoning is trimmed and the newlines that
 // open the answer after it are cut, as the servers' parsers do. A streamed answer holds back only what
 // may still be part of a tag (and the whitespace beside it).
-import type { ChatChunk, ChatChunkChoice, ChatCompletion, ChatRequest } from '../canonical.js';
+import type { ChatChunk, ChatChunkChoice, ChatCompletion, ChatRequest } from '../../core/canonical.js';
 
 export const REASONING_TAGS_MODES = ['auto', 'open', 'off'] as const;
 

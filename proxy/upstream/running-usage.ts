@@ -1,10 +1,10 @@
 // The usage of a stream as it goes: what each server flavor can report on every chunk, and what the
 // terminal asks for. A stream that ends early (the client left, the upstream failed, a stop string matched
 // in the gateway) is billed from its last running usage: the server's own count of what it produced, not
-// the character estimate (proxy/usage-watch.ts, plugins/meter).
-import type { ChatUsage } from '../canonical.js';
+// the character estimate (proxy/stream/usage-watch.ts, plugins/meter).
+import type { ChatUsage } from '../../core/canonical.js';
 
-declare module '../exchange.js' {
+declare module '../../core/exchange.js' {
   interface ExchangeLocals {
     /**
      * The upstream's last usage, running or final, of a non-streamed answer the terminal gathers from a stream

@@ -11,7 +11,7 @@
 //   has ended (`over`), the terminal stops reading and aborts the upstream call.
 // Each stop string is scanned by its KMP automaton: a chunk costs its length × the number of stop strings,
 // however long they are.
-import type { ChatChunk, ChatChunkChoice, ChatCompletion, ChatUsage } from '../canonical.js';
+import type { ChatChunk, ChatChunkChoice, ChatCompletion, ChatUsage } from '../../core/canonical.js';
 
 /** A stop string and its KMP failure table. */
 class StopString {

@@ -2,8 +2,8 @@
 // `json_object`) goes only to a server that enforces it; any other server's request is refused with a 400
 // naming the client's own field (`output_config.format`, `text.format`, `response_format`), never sent to have
 // the format ignored. The client's effort goes on as `reasoning_effort` where the server takes the value.
-import type { ChatRequest } from '../canonical.js';
-import { GatewayError } from '../errors.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import type { UpstreamFields } from './request-fields.js';
 
 /** Formats that constrain the answer; `text` (or none) asks for nothing. */

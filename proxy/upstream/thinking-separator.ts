@@ -2,7 +2,7 @@
 // of the content (beside tool calls, they are all of it). They are the format's, not the answer's: the
 // template drops them again when the turn comes back (`content.lstrip('\n')`). So the newlines that open
 // the content after reasoning are cut here, streamed and not, and no client gets an empty text block.
-import type { ChatChunk, ChatCompletionChoice } from '../canonical.js';
+import type { ChatChunk, ChatCompletionChoice } from '../../core/canonical.js';
 
 const LEADING_NEWLINES = /^\n+/;
 

@@ -1,11 +1,11 @@
-import type { ChatCompletion, ChatCompletionChoice, ChatToolCall } from '../canonical.js';
-import { GatewayError } from '../errors.js';
+import type { ChatCompletion, ChatCompletionChoice, ChatToolCall } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import { contentAfterThinking } from './thinking-separator.js';
 import { reportedStop } from './matched-stop.js';
 
 /**
  * A non-streamed answer's body → the canonical completion: checked, and with only what a streamed
- * answer accumulates to (proxy/accumulate.ts), so the encoders read one completion form. Empty text
+ * answer accumulates to (proxy/stream/accumulate.ts), so the encoders read one completion form. Empty text
  * is no text (`content: null`), reasoning and tool calls appear only when there are some, a call's
  * missing id or name is empty, choices are in index order.
  */

@@ -3,7 +3,7 @@
 // (already loaded for the pool; the global fetch() would load Node's own copy of undici, about 8 MB of
 // resident memory), never a replica's own connections: a probe must not wait behind the streams.
 import { request } from 'undici';
-import { readCappedText } from '../capped-text.js';
+import { readCappedText } from '../../core/capped-text.js';
 
 export interface ProbeTarget {
   /** The upstream's key, sent as `Authorization: Bearer` as on chat requests. */

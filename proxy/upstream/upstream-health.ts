@@ -2,7 +2,7 @@
 // GET of the flavor's health endpoint on every replica at once (its own connection, not the pool's:
 // a probe never waits behind streams); ready when one answers 200. llama-server, vLLM, SGLang and TGI
 // have GET /health (llama-server answers 503 while it loads the model); Ollama answers GET /api/version;
-// any other OpenAI-compatible server, GET {base}/models. /ready's own cache (proxy/readiness.ts) keeps
+// any other OpenAI-compatible server, GET {base}/models. /ready's own cache (proxy/node/readiness.ts) keeps
 // a load balancer's polling from reaching the upstream more than once a second.
 import type { UpstreamFlavor } from './request-fields.js';
 import { getStatus, type ProbeTarget } from './upstream-get.js';

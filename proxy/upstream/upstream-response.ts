@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { GatewayError } from '../errors.js';
+import { GatewayError } from '../../core/errors.js';
 import type { Replica } from './replica.js';
-import { EventQueue } from '../event-queue.js';
-import type { Source } from '../event-stream.js';
-import { streamReadError } from './upstream-errors.js';
+import { EventQueue } from '../stream/event-queue.js';
+import type { Source } from '../../core/event-stream.js';
+import { streamReadError } from '../../core/upstream-errors.js';
 
 /** Body chunks held before a reader attaches; past this the socket is paused. */
 const EARLY_LIMIT = 16;
@@ -24,7 +24,7 @@ export interface BodyDecoder<T> {
 /**
  * One upstream response, as an undici dispatch handler (the leanest undici API: no stream objects).
  * `started` settles when the status and headers arrive. The body is read once, through a decoder that
- * runs inside the socket's data callback and pushes each decoded item on at once (proxy/event-queue.ts):
+ * runs inside the socket's data callback and pushes each decoded item on at once (proxy/stream/event-queue.ts):
  * no promise per item; the reader's pace pauses and resumes the socket, and a reader that stops early
  * aborts the request.
  * Until undici gives the request a connection (`onRequestStart`) it is queued: aborting it then rejects

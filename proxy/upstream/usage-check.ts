@@ -6,9 +6,9 @@
 // `cache_creation` are the gateway's to set, never the upstream's. Where the upstream's prompt cache is
 // shared between organizations, its `cached_tokens` are 0: plain input, not a read (cache-isolation.ts).
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from '../canonical.js';
-import { BYTES_PER_TOKEN, chunkBytes, completionBytes } from '../usage-watch.js';
-import type { UpstreamErrorLog } from './upstream-errors.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from '../../core/canonical.js';
+import { BYTES_PER_TOKEN, chunkBytes, completionBytes } from '../stream/usage-watch.js';
+import type { UpstreamErrorLog } from '../../core/upstream-errors.js';
 /** Tokens an answer may hold that produce no text: end of turn, thinking markers, a chat template's markup. */
 const SILENT_TOKENS = 32;
 /** Markup tokens around one tool call that its streamed name and arguments do not show (`<tool_call>`, `{"name": `, …). */

@@ -3,7 +3,7 @@
 // clients saw; meanwhile nginx sends the new requests to the other nodes, and every one is served. Each
 // scenario runs once per kind of shared store and Redis (FLEET_BACKENDS).
 import t, { type Test } from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';

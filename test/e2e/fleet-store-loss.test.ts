@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { auditBalances } from '../../store/balance-audit.js';
 import type { BackendsKind } from '../helpers/fleet-backends.js';

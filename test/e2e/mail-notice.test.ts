@@ -11,7 +11,7 @@ import { openServices } from '../../services/services.js';
 import { loadConfig } from '../../config/load.js';
 import { LogNotifier } from '../../notify/log-notifier.js';
 import { MailNotifier, type MailNotifierOptions } from '../../notify/mail-notifier.js';
-import { createLogger } from '../../proxy/log.js';
+import { createLogger } from '../../http/log.js';
 import { openStore, type Store } from '../../store/store.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
 import { startSmtp, SMTP_USER, type RunningSmtp } from '../helpers/smtp.js';

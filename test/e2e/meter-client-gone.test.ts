@@ -5,7 +5,7 @@
 import t from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { Store } from '../../store/store.js';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { DIALECTS, ledgerRow, PATHS, requestBody } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 

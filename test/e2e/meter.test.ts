@@ -3,7 +3,7 @@
 // under concurrency; a client that leaves pays for what was produced; upstream failures cost nothing.
 import t from 'tap';
 import type { Store } from '../../store/store.js';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { DIALECTS, ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';

@@ -2,7 +2,7 @@
 // 429s, 402s, searches, a token count) the counters on /metrics equal what the clients received and
 // what the ledger holds.
 import t, { type Test } from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import type { Store } from '../../store/store.js';
 import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
 import { orgWithKey } from '../helpers/org-key.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';

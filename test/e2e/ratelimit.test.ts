@@ -3,7 +3,7 @@
 // reconciliation, output tokens charged when the client goes away, count_tokens exempt.
 import t, { type Test } from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import type { Store } from '../../store/store.js';
 import { orgWithKey } from '../helpers/org-key.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';

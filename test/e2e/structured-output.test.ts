@@ -2,7 +2,7 @@
 // `response_format`, a strict tool as `function.strict`, the message dialect's effort as `reasoning_effort`),
 // and the 400 in the caller's dialect, naming its field, from a flavor that cannot enforce a format (TGI).
 import t from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const MODEL = 'qwen3-8b';

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { auditBalances } from '../../store/balance-audit.js';
 import type { Store } from '../../store/store.js';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { DIALECTS, ledgerRow, parseSse, PATHS, requestBody } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 

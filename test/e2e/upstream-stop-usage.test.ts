@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { auditBalances } from '../../store/balance-audit.js';
 import type { Store } from '../../store/store.js';
 import { startSim, type RunningSim, type SimFlavorName } from '../../sim/server.js';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import type { UpstreamFlavor } from '../../proxy/upstream/request-fields.js';
 import { ledgerRow, parseSse, PATHS } from '../helpers/metered-answers.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';

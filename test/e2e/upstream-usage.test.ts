@@ -4,7 +4,7 @@
 // server with `x-sim-usage`.
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 

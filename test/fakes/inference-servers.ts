@@ -7,7 +7,7 @@
 // `{"tokens": []}`, as vLLM's /tokenize body gets there); chat goes to the sim. A test starts one on a
 // loopback port and changes what it says as it goes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listen, urlOf } from '../../proxy/listen.js';
+import { closeServer, listen, urlOf } from '../../http/listen.js';
 
 export type ServerKind = 'llama-server' | 'vllm' | 'sglang' | 'sglang-0.4' | 'tgi' | 'ollama' | 'openai';
 

@@ -2,7 +2,7 @@
 // server (streamed, one SSE event each, then [DONE]) or a recorded body. It keeps the request bodies it got,
 // so a test can see what the gateway sent. Everything else is a 404. For shapes the sim does not play.
 import { createServer, type Server } from 'node:http';
-import { closeServer, listen, urlOf } from '../../proxy/listen.js';
+import { closeServer, listen, urlOf } from '../../http/listen.js';
 
 /** The answer to one request: chunks to stream (the request asked for a stream), or a whole body. */
 export type ScriptedAnswer = { chunks: object[] } | { body: object };

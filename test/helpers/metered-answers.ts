@@ -1,7 +1,7 @@
 // Requests in each dialect and what their answers say about usage, in the ledger's terms (input tokens
 // neither cached nor cache-written, output, cache reads, cache writes), for the metering tests.
 import type { Kysely } from 'kysely';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import type { Database } from '../../store/schema.js';
 
 export const DIALECTS: readonly DialectName[] = ['chat', 'messages', 'responses'];

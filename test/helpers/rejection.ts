@@ -1,4 +1,4 @@
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 // What a promise rejected with, or what a call threw, for `t.match`: tap's `t.rejects` only types patterns with a message, name or
 // code, and an SDK's error is matched on its status and parsed body instead.

@@ -1,6 +1,6 @@
 // What an encoder writes, as frames: the sink a test hands an encoder, so no test parses the gateway's own SSE.
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import type { FrameSink, StreamEncoder } from '../../proxy/dialect.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
+import type { FrameSink, StreamEncoder } from '../../core/dialect.js';
 
 export interface Frame {
   /** The event name; null for a data-only frame (chat's openai wire). */

@@ -1,8 +1,8 @@
 // An upstream stream as the events of the answer the client asked for (proxy/upstream/answer-decoder.ts):
 // chunks as they come, or one completion gathered from them; at a stop string matched in the gateway it stops.
 import t from 'tap';
-import type { ChatUsage, ResponseEvent } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatUsage, ResponseEvent } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import { AnswerDecoder } from '../../proxy/upstream/answer-decoder.js';
 import { StopMatcher } from '../../proxy/upstream/stop-matcher.js';
 import { chunk, textStream, USAGE } from '../fixtures/chunks.js';

@@ -1,6 +1,6 @@
 // How the terminal reads each request's answer, per flavor (proxy/upstream/answer-plan.ts).
 import t from 'tap';
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import { answerPlan } from '../../proxy/upstream/answer-plan.js';
 import { upstreamFields, type UpstreamFlavor } from '../../proxy/upstream/request-fields.js';
 

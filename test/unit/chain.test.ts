@@ -1,10 +1,10 @@
 import t from 'tap';
-import { composeChain } from '../../proxy/chain.js';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import type { Exchange } from '../../proxy/exchange.js';
-import { iterate, streamOf } from '../../proxy/event-bridges.js';
-import type { EventStream } from '../../proxy/event-stream.js';
-import type { Plugin } from '../../proxy/plugin.js';
+import { composeChain } from '../../proxy/exchange/chain.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
+import type { Exchange } from '../../core/exchange.js';
+import { iterate, streamOf } from '../../proxy/stream/event-bridges.js';
+import type { EventStream } from '../../core/event-stream.js';
+import type { Plugin } from '../../core/plugin.js';
 
 function oneChunk(content: string): EventStream {
   const event: CanonicalEvent = {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createChatDecoder } from '../../dialects/chat/decode.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 
 const MODEL = 'qwen3-8b';
 const valid = { model: MODEL, messages: [{ role: 'user', content: 'Hi' }] };

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { ChatStreamEncoder, type ChatStreamOptions } from '../../dialects/chat/encode-stream.js';
 import { encodeChatBody } from '../../dialects/chat/encode-body.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
 import { encodeAll, framesOf, type Frame } from '../kit/frames.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import { ChunkDecoder } from '../../proxy/upstream/chunk-decoder.js';
 
 const chunk = (delta: object, finish: string | null = null): string =>

@@ -1,6 +1,6 @@
-// Deadlines checked by one coarse timer (proxy/deadlines.ts).
+// Deadlines checked by one coarse timer (http/deadlines.ts).
 import t from 'tap';
-import { checkEveryMs, Deadlines } from '../../proxy/deadlines.js';
+import { checkEveryMs, Deadlines } from '../../http/deadlines.js';
 import { heldOpen } from '../helpers/held-open.js';
 
 t.test('a pending deadline expires once its time has passed; a deleted one never does', async (t) => {

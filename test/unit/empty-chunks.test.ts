@@ -2,7 +2,7 @@
 // (proxy/upstream/empty-chunk.ts, the chunk decoder, the chat encoder's openai profile).
 import t from 'tap';
 import { ChatStreamEncoder } from '../../dialects/chat/encode-stream.js';
-import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../proxy/canonical.js';
+import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../core/canonical.js';
 import { ChunkDecoder } from '../../proxy/upstream/chunk-decoder.js';
 import { isEmptyChunk } from '../../proxy/upstream/empty-chunk.js';
 import { ThinkingSeparator } from '../../proxy/upstream/thinking-separator.js';

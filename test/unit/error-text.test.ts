@@ -3,7 +3,7 @@
 import t from 'tap';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
 import { createDialects } from '../../dialects/registry.js';
-import { quoted } from '../../proxy/printable.js';
+import { quoted } from '../../core/printable.js';
 import { refusal } from '../helpers/rejection.js';
 
 const MODEL = 'qwen3-8b';

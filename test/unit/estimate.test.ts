@@ -2,7 +2,7 @@
 // gateway's own tokenizer gives, for prose, code, CJK, tool definitions with JSON results and many turns.
 import t from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import { createTokenCounter } from '../../tokenizer/token-counter.js';
 
 const counter = await createTokenCounter(

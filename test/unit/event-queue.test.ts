@@ -1,8 +1,8 @@
-// proxy/event-queue.ts: the source end of a push stream. Items go straight to a flowing reader, wait
+// proxy/stream/event-queue.ts: the source end of a push stream. Items go straight to a flowing reader, wait
 // while it is paused, and a reader that falls behind pauses the producer.
 import t from 'tap';
-import { EventQueue, type ProducerFlow } from '../../proxy/event-queue.js';
-import type { Sink } from '../../proxy/event-stream.js';
+import { EventQueue, type ProducerFlow } from '../../proxy/stream/event-queue.js';
+import type { Sink } from '../../core/event-stream.js';
 
 function producer(log: string[]): ProducerFlow {
   return {

@@ -1,11 +1,11 @@
-// proxy/event-stage.ts: a step of the response between a source and its reader. It passes events on
+// proxy/stream/event-stage.ts: a step of the response between a source and its reader. It passes events on
 // synchronously, holds the flow on a promise when it must wait, and finishes exactly once, before the
 // reader sees the end.
 import t from 'tap';
-import type { ResponseEvent } from '../../proxy/canonical.js';
-import { EventQueue } from '../../proxy/event-queue.js';
-import { EventStage, type EventsEnd } from '../../proxy/event-stage.js';
-import type { Sink } from '../../proxy/event-stream.js';
+import type { ResponseEvent } from '../../core/canonical.js';
+import { EventQueue } from '../../proxy/stream/event-queue.js';
+import { EventStage, type EventsEnd } from '../../proxy/stream/event-stage.js';
+import type { Sink } from '../../core/event-stream.js';
 
 function event(id: string): ResponseEvent {
   return { type: 'search_call', id, query: '' };

@@ -1,11 +1,11 @@
 // proxy/respond.ts sendEventStream: how a stream reaches the client when the encoder itself fails.
 import { createServer } from 'node:http';
 import t from 'tap';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import type { StreamEncoder } from '../../proxy/dialect.js';
-import type { GatewayError } from '../../proxy/errors.js';
-import { closeServer, listen, urlOf } from '../../proxy/listen.js';
-import { streamOf } from '../../proxy/event-bridges.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
+import type { StreamEncoder } from '../../core/dialect.js';
+import type { GatewayError } from '../../core/errors.js';
+import { closeServer, listen, urlOf } from '../../http/listen.js';
+import { streamOf } from '../../proxy/stream/event-bridges.js';
 import { sendEventStream } from '../../proxy/respond.js';
 import { textStream } from '../fixtures/chunks.js';
 

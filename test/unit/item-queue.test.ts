@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ItemQueue } from '../../proxy/item-queue.js';
+import { ItemQueue } from '../../proxy/stream/item-queue.js';
 
 function flowLog(): { log: string[]; flow: { pause(): void; resume(): void; cancel(): void } } {
   const log: string[] = [];

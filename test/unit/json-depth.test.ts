@@ -1,6 +1,6 @@
-// The nesting-depth scan that runs before JSON.parse (proxy/json-depth.ts).
+// The nesting-depth scan that runs before JSON.parse (http/json-depth.ts).
 import t from 'tap';
-import { nestsDeeperThan } from '../../proxy/json-depth.js';
+import { nestsDeeperThan } from '../../http/json-depth.js';
 
 const deeper = (text: string, max: number): boolean => nestsDeeperThan(Buffer.from(text), max);
 

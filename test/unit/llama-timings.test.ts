@@ -2,7 +2,7 @@
 // `timings_per_token: true`, as canonical usage, then checked like any usage (proxy/upstream/usage-check.ts).
 import t from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { ChatChunk, ChatRequest, ChatUsage } from '../../proxy/canonical.js';
+import type { ChatChunk, ChatRequest, ChatUsage } from '../../core/canonical.js';
 import { usageFromTimings } from '../../proxy/upstream/llama-timings.js';
 import { UsageCheck } from '../../proxy/upstream/usage-check.js';
 

@@ -2,7 +2,7 @@
 // `stop_reason` is the canonical form, SGLang's `matched_stop` is read into it when it is a string.
 import t from 'tap';
 import { stopReason } from '../../dialects/messages/stop-reason.js';
-import type { ChatChunk } from '../../proxy/canonical.js';
+import type { ChatChunk } from '../../core/canonical.js';
 import { readMatchedStop } from '../../proxy/upstream/matched-stop.js';
 import { upstreamCompletion } from '../../proxy/upstream/upstream-completion.js';
 

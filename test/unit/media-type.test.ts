@@ -1,8 +1,8 @@
-// Which content-types are JSON (proxy/media-type.ts) and which content-encodings are decoded (proxy/content-coding.ts).
+// Which content-types are JSON (http/media-type.ts) and which content-encodings are decoded (http/content-coding.ts).
 import t from 'tap';
-import { contentCodingOf } from '../../proxy/content-coding.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { checkJsonMediaType } from '../../proxy/media-type.js';
+import { contentCodingOf } from '../../http/content-coding.js';
+import { GatewayError } from '../../core/errors.js';
+import { checkJsonMediaType } from '../../http/media-type.js';
 
 const refusal = (call: () => unknown): string | undefined => {
   try {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import { refusal } from '../helpers/rejection.js';
 
 const MODEL = 'qwen3-8b';
@@ -84,7 +84,7 @@ t.test(
         content: 'Let me check.',
         tool_calls: [{ id: '1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
       },
-      // The ids in the dialect's form (`toolu_…`) reach the upstream without it (proxy/tool-call-ids.ts).
+      // The ids in the dialect's form (`toolu_…`) reach the upstream without it (core/tool-call-ids.ts).
       { role: 'tool', tool_call_id: '1', content: 'sunny' },
       { role: 'user', content: 'thanks' },
     ]);

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
 import { encodeMessagesBody } from '../../dialects/messages/encode-body.js';
 import { MessagesStreamEncoder } from '../../dialects/messages/encode-stream.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { CanonicalEvent, ChatChunkChoice, ChatUsage } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { CanonicalEvent, ChatChunkChoice, ChatUsage } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import type { ChunkEvent } from '../fixtures/chunks.js';
 import { encodeAll, framesOf } from '../kit/frames.js';
 

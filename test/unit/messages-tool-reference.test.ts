@@ -3,7 +3,7 @@
 // times and turned its tool search off). The model reads each as a line naming the tool.
 import t from 'tap';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 const MODEL = 'qwen3-8b';
 const decoders = createMessagesDecoders(MODEL, 8000);

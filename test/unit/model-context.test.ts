@@ -2,7 +2,7 @@
 // not set it), and what one request may have of it where llama-server's slots share their KV cache.
 import { createServer } from 'node:http';
 import t from 'tap';
-import { closeServer, listen, urlOf } from '../../proxy/listen.js';
+import { closeServer, listen, urlOf } from '../../http/listen.js';
 import { reportedContext } from '../../proxy/upstream/model-context.js';
 import type { UpstreamFlavor } from '../../proxy/upstream/request-fields.js';
 import { sharedContext, slotCount } from '../../proxy/upstream/slot-context.js';

@@ -1,12 +1,12 @@
-// proxy/observe.ts: plugins that watch the response share one pass over its events, see each event
+// proxy/stream/observe.ts: plugins that watch the response share one pass over its events, see each event
 // before it goes on, and see the end exactly once, before the reader does, however the events ended.
 import t from 'tap';
-import type { ResponseEvent } from '../../proxy/canonical.js';
-import { observe, type EventObserver, type EventsEnd } from '../../proxy/observe.js';
-import { iterate, streamOf } from '../../proxy/event-bridges.js';
-import { EventStage } from '../../proxy/event-stage.js';
-import type { EventStream } from '../../proxy/event-stream.js';
-import type { UsageWatch } from '../../proxy/usage-watch.js';
+import type { ResponseEvent } from '../../core/canonical.js';
+import { observe, type EventObserver, type EventsEnd } from '../../proxy/stream/observe.js';
+import { iterate, streamOf } from '../../proxy/stream/event-bridges.js';
+import { EventStage } from '../../proxy/stream/event-stage.js';
+import type { EventStream } from '../../core/event-stream.js';
+import type { UsageWatch } from '../../proxy/stream/usage-watch.js';
 import { textStream, USAGE } from '../fixtures/chunks.js';
 
 /** The fixture's events, noting how their reader left them. */

@@ -2,7 +2,7 @@
 // run as the terminal runs it (chat-call.ts): on each decoded chunk before the thinking separator, and on
 // the parsed completion.
 import t from 'tap';
-import type { CanonicalEvent, ChatChunkChoice, ChatDelta } from '../../proxy/canonical.js';
+import type { CanonicalEvent, ChatChunkChoice, ChatDelta } from '../../core/canonical.js';
 import { ChunkDecoder } from '../../proxy/upstream/chunk-decoder.js';
 import { PrefillEcho, stripPrefillEcho } from '../../proxy/upstream/prefill-echo.js';
 import { ThinkingSeparator } from '../../proxy/upstream/thinking-separator.js';

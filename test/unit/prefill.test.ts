@@ -1,10 +1,10 @@
-// What a prefill is (proxy/prefill.ts), as the decoders mark it on the canonical request and the
+// What a prefill is (core/prefill.ts), as the decoders mark it on the canonical request and the
 // terminal and the counters read it.
 import t from 'tap';
 import { createChatDecoder } from '../../dialects/chat/decode.js';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { continuedPrefill, prefillText } from '../../proxy/prefill.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { continuedPrefill, prefillText } from '../../core/prefill.js';
 import { upstreamFields } from '../../proxy/upstream/request-fields.js';
 
 const MODEL = 'qwen3-8b';

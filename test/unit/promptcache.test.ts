@@ -13,7 +13,7 @@ import {
 } from '../../plugins/promptcache/prefixes.js';
 import { PromptCache } from '../../plugins/promptcache/prompt-cache.js';
 import { MemoryRegistry } from '../../plugins/promptcache/registry.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 const decoders = createMessagesDecoders('m', 8000);
 /** The prefixes of a message-dialect body, as the plugin gets them: from the decoded request's cache blocks. */

@@ -1,6 +1,6 @@
-// GET /ready's answer (proxy/readiness.ts): every check ok and not draining; results cached; each check bounded.
+// GET /ready's answer (proxy/node/readiness.ts): every check ok and not draining; results cached; each check bounded.
 import t from 'tap';
-import { Readiness, type ReadinessCheck } from '../../proxy/readiness.js';
+import { Readiness, type ReadinessCheck } from '../../proxy/node/readiness.js';
 import { TestClock } from '../helpers/clock.js';
 
 function counted(name: string, probe: () => unknown): ReadinessCheck & { calls: number } {

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { chatUsage } from '../../dialects/chat/encode-body.js';
 import { responsesUsage } from '../../dialects/responses/response-object.js';
-import type { ChatChunk, ChatCompletion, ChatDelta, ChatUsage } from '../../proxy/canonical.js';
+import type { ChatChunk, ChatCompletion, ChatDelta, ChatUsage } from '../../core/canonical.js';
 import { countCompletionReasoning, ReasoningCount } from '../../proxy/upstream/reasoning-count.js';
 import { UsageCheck } from '../../proxy/upstream/usage-check.js';
 import { addUsage } from '../../plugins/search/usage.js';

@@ -1,7 +1,7 @@
 // Raw `<think>…</think>` in the content of a server without a reasoning parser is moved to
 // `reasoning_content` by the gateway (proxy/upstream/reasoning-tags.ts, upstream.reasoning_tags).
 import t from 'tap';
-import type { ChatChunkChoice, ChatCompletion, ChatDelta, ChatRequest } from '../../proxy/canonical.js';
+import type { ChatChunkChoice, ChatCompletion, ChatDelta, ChatRequest } from '../../core/canonical.js';
 import { ReasoningTags, splitReasoningTags, tagPolicy, type TagPolicy } from '../../proxy/upstream/reasoning-tags.js';
 import { chunk } from '../fixtures/chunks.js';
 

@@ -4,11 +4,11 @@
 import t from 'tap';
 import { createResponsesDialect } from '../../dialects/responses/index.js';
 import type { ResponsesRequest } from '../../dialects/responses/types.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import type { WireProfile } from '../../proxy/dialect.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { ThinkingSigner } from '../../proxy/thinking-signer.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import type { WireProfile } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
+import { ThinkingSigner } from '../../core/thinking-signer.js';
 import { chunk, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 import { encodeAll } from '../kit/frames.js';
 

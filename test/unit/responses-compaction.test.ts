@@ -7,10 +7,10 @@ import { createResponsesDecoder } from '../../dialects/responses/decode.js';
 import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
 import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import type { WireProfile } from '../../proxy/dialect.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import type { WireProfile } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
 import { chunk, textStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 import { encodeAll } from '../kit/frames.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createResponsesDecoder, type ResponsesDecodeOptions } from '../../dialects/responses/decode.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 
 const MODEL = 'qwen3-8b';
 const CONTEXT = 32768;
@@ -334,7 +334,7 @@ t.test('with the switch on: function tools, tool_choice, and a tool round trip i
         { id: '2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
       ],
     },
-    // The call ids in the dialect's form (`call_…`) reach the upstream without it (proxy/tool-call-ids.ts).
+    // The call ids in the dialect's form (`call_…`) reach the upstream without it (core/tool-call-ids.ts).
     { role: 'tool', tool_call_id: '1', content: 'Sunny' },
     { role: 'tool', tool_call_id: '2', content: [{ type: 'text', text: 'Rain' }] },
   ]);

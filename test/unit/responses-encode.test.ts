@@ -2,10 +2,10 @@ import t from 'tap';
 import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
 import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { CanonicalEvent } from '../../proxy/canonical.js';
-import type { WireProfile } from '../../proxy/dialect.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
+import type { WireProfile } from '../../core/dialect.js';
+import { GatewayError } from '../../core/errors.js';
 import { chunk, textStream, toolStream, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 import { encodeAll, framesOf, type Frame as RawFrame } from '../kit/frames.js';
 

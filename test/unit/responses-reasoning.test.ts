@@ -3,8 +3,8 @@ import t from 'tap';
 import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
 import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { WireProfile } from '../../proxy/dialect.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { WireProfile } from '../../core/dialect.js';
 import { chunk, USAGE, type ChunkEvent } from '../fixtures/chunks.js';
 import { encodeAll } from '../kit/frames.js';
 

@@ -1,16 +1,21 @@
 import t from 'tap';
-import { Router } from '../../proxy/router.js';
-import type { Dialect, ErrorRenderer } from '../../proxy/dialect.js';
+import { Router } from '../../proxy/routing/router.js';
+import type { Dialect, ErrorRenderer } from '../../core/dialect.js';
+import type { ApiFamily, DialectRoute } from '../../core/route.js';
 
-const shape = (name: string): ErrorRenderer => ({ renderError: () => ({ status: 0, body: { name } }) });
-const chat = { name: 'chat' } as Dialect;
-const router = new Router(
-  { chat },
-  { chat: shape('chat'), messages: shape('messages'), responses: shape('responses') },
-);
+/** A dialect with its routes and an error shape that names it ('chat' for responses: its errors are chat's, spec §7). */
+const dialect = (name: string, family: ApiFamily, routes: DialectRoute[], shape = name): Dialect =>
+  ({ name, family, routes, renderError: () => ({ status: 0, body: { name: shape } }) }) as unknown as Dialect;
+const chat = dialect('chat', 'openai', [{ method: 'POST', path: '/v1/chat/completions', kind: 'generate' }]);
+const messages = dialect('messages', 'anthropic', [
+  { method: 'POST', path: '/v1/messages', kind: 'generate' },
+  { method: 'POST', path: '/v1/messages/count_tokens', kind: 'count_tokens' },
+]);
+const responses = dialect('responses', 'openai', [{ method: 'POST', path: '/v1/responses', kind: 'generate' }], 'chat');
+const router = new Router([chat, messages, responses], chat);
 const errorShape = (renderer: ErrorRenderer): unknown => renderer.renderError({} as never).body.name;
 
-t.test('the spec endpoints route to their kind and dialect', async (t) => {
+t.test('the spec endpoints route to their kind and dialect, as the dialects declare them', async (t) => {
   const match = router.match('POST', '/v1/chat/completions');
   t.ok(match.found && match.route.kind === 'generate' && match.route.dialect === chat);
   const models = router.match('GET', '/v1/models');
@@ -19,7 +24,7 @@ t.test('the spec endpoints route to their kind and dialect', async (t) => {
 
 t.test('a query string is ignored (the Anthropic SDK sends ?beta=true)', async (t) => {
   const match = router.match('POST', '/v1/messages?beta=true');
-  t.ok(match.found && match.route.kind === 'generate' && match.route.dialect === undefined);
+  t.ok(match.found && match.route.kind === 'generate' && match.route.dialect === messages);
 });
 
 t.test('responses errors use the chat shape; message routes use the message shape (spec section 7)', async (t) => {
@@ -74,3 +79,13 @@ t.test(
     t.equal(shapeFor({ 'x-api-key': 'k' }), 'messages');
   },
 );
+
+t.test('the router names no dialect: a route a dialect declares is served, with its error shape', async (t) => {
+  const embeddings = dialect('embeddings', 'openai', [{ method: 'POST', path: '/v1/embeddings', kind: 'generate' }]);
+  const withIt = new Router([chat, embeddings], chat);
+  const match = withIt.match('POST', '/v1/embeddings');
+  t.ok(match.found && match.route.dialect === embeddings && errorShape(match.route.errors) === 'embeddings');
+  const under = withIt.match('GET', '/v1/embeddings/x');
+  t.ok(!under.found && errorShape(under.errors) === 'embeddings', 'an unknown path under it too');
+  t.notOk(withIt.match('POST', '/v1/messages').found, 'a dialect not given serves nothing');
+});

@@ -6,10 +6,10 @@ import { MessagesStreamEncoder } from '../../dialects/messages/encode-stream.js'
 import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
 import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { CanonicalEvent, ChatChunkChoice, ChatUsage, Citation } from '../../proxy/canonical.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { CanonicalEvent, ChatChunkChoice, ChatUsage, Citation } from '../../core/canonical.js';
 import { encodeAll } from '../kit/frames.js';
-import type { StreamEncoder } from '../../proxy/dialect.js';
+import type { StreamEncoder } from '../../core/dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Data = Record<string, any>;

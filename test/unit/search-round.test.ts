@@ -1,7 +1,7 @@
 // The search plugin's pieces: citation markers split across deltas, sealing, and one round's rewriting of the
 // upstream chunks (text passed at once and split after cited markers, search calls held, usage cumulative).
 import t from 'tap';
-import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../proxy/canonical.js';
+import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../core/canonical.js';
 import { MarkerScanner } from '../../plugins/search/markers.js';
 import { Round } from '../../plugins/search/round.js';
 import { Sealer } from '../../plugins/search/sealer.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SseReader, sseFrame, type EventSourceMessage } from '../../proxy/sse.js';
+import { SseReader, sseFrame, type EventSourceMessage } from '../../proxy/stream/sse.js';
 
 function read(parts: Array<string | Uint8Array>, max = 1024): Array<{ event: string | undefined; data: string }> {
   const out: Array<{ event: string | undefined; data: string }> = [];

@@ -2,7 +2,7 @@
 // (proxy/upstream/stop-matcher.ts): the content only, held back only as far as it may begin a stop
 // string, cut at the first one completed, the choice then ending with `stop` and the string.
 import t from 'tap';
-import type { ChatChunk, ChatChunkChoice, ChatCompletion, ChatDelta } from '../../proxy/canonical.js';
+import type { ChatChunk, ChatChunkChoice, ChatCompletion, ChatDelta } from '../../core/canonical.js';
 import { cutAtStops, StopMatcher } from '../../proxy/upstream/stop-matcher.js';
 import { chunk, USAGE } from '../fixtures/chunks.js';
 

@@ -6,7 +6,7 @@ import { renderChatError } from '../../dialects/chat/errors.js';
 import { createMessagesDecoders } from '../../dialects/messages/decode.js';
 import { renderMessagesError } from '../../dialects/messages/errors.js';
 import { createResponsesDecoder } from '../../dialects/responses/decode.js';
-import type { ChatRequest } from '../../proxy/canonical.js';
+import type { ChatRequest } from '../../core/canonical.js';
 import { UPSTREAM_FLAVORS, upstreamFields, type UpstreamFlavor } from '../../proxy/upstream/request-fields.js';
 import { refuseUnenforcedFormat, upstreamEffort } from '../../proxy/upstream/structured-output.js';
 import { refusal } from '../helpers/rejection.js';

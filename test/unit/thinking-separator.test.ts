@@ -1,6 +1,6 @@
 // The newlines Qwen3 writes after `</think>` are cut from the head of the content (proxy/upstream/thinking-separator.ts).
 import t from 'tap';
-import type { ChatDelta } from '../../proxy/canonical.js';
+import type { ChatDelta } from '../../core/canonical.js';
 import { contentAfterThinking, ThinkingSeparator } from '../../proxy/upstream/thinking-separator.js';
 import { chunk } from '../fixtures/chunks.js';
 

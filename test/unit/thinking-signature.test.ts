@@ -1,9 +1,9 @@
-// Signed thinking: the signer (proxy/thinking-signer.ts) and the core's check of replayed blocks (proxy/thinking-replay.ts).
+// Signed thinking: the signer (core/thinking-signer.ts) and the core's check of replayed blocks (proxy/exchange/thinking-replay.ts).
 import t from 'tap';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
-import { checkThinkingReplay } from '../../proxy/thinking-replay.js';
-import { ThinkingSigner } from '../../proxy/thinking-signer.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
+import { checkThinkingReplay } from '../../proxy/exchange/thinking-replay.js';
+import { ThinkingSigner } from '../../core/thinking-signer.js';
 
 const signer = new ThinkingSigner(Buffer.alloc(32, 1));
 

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { ChatRequest } from '../../proxy/canonical.js';
-import { GatewayError } from '../../proxy/errors.js';
+import type { ChatRequest } from '../../core/canonical.js';
+import { GatewayError } from '../../core/errors.js';
 import { InProcessCounter } from '../../tokenizer/in-process-counter.js';
 import { LocalModel } from '../../prompt/local-model.js';
 import type { PromptModel } from '../../tokenizer/prompt-model.js';

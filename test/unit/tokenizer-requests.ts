@@ -1,9 +1,9 @@
 // Canonical requests of every shape the token counter must get right, and the sim's own counts of
 // them (its /tokenize, and usage.prompt_tokens of the same request sent as a chat completion).
-import type { ChatFunctionTool, ChatRequest } from '../../proxy/canonical.js';
+import type { ChatFunctionTool, ChatRequest } from '../../core/canonical.js';
 import type { RunningSim } from '../../sim/server.js';
 import type { TokenizerConfig } from '../../config/types.js';
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 
 export const SERVED_MODEL = 'Qwen/Qwen3-8B';
 

@@ -1,11 +1,12 @@
-// Tool-call ids in each dialect's own form, mapped back for the server on the next turn (proxy/tool-call-ids.ts;
+// Tool-call ids in each dialect's own form, mapped back for the server on the next turn (core/tool-call-ids.ts;
 // I9 of shared/research/real-upstream-llama.md: llama-server's random ids passed through as they were).
 import t from 'tap';
 import { createDialects } from '../../dialects/registry.js';
-import type { ChatCompletion, ChatMessage, CanonicalEvent } from '../../proxy/canonical.js';
-import type { DialectName, EncodeContext } from '../../proxy/dialect.js';
-import { ThinkingSigner } from '../../proxy/thinking-signer.js';
-import { CALL_PREFIX, clientToolCallId, TOOL_USE_PREFIX, upstreamToolCallId } from '../../proxy/tool-call-ids.js';
+import type { ChatCompletion, ChatMessage, CanonicalEvent } from '../../core/canonical.js';
+import type { EncodeContext } from '../../core/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
+import { ThinkingSigner } from '../../core/thinking-signer.js';
+import { CALL_PREFIX, clientToolCallId, TOOL_USE_PREFIX, upstreamToolCallId } from '../../core/tool-call-ids.js';
 import { chunk, USAGE } from '../fixtures/chunks.js';
 import { encodeAll } from '../kit/frames.js';
 

@@ -1,8 +1,8 @@
 // proxy/upstream/upstream-completion.ts: a non-streamed answer is checked and put in canonical form
 // once, as exactly the completion its one chunk would accumulate to (what the encoders read before).
 import t from 'tap';
-import { CompletionAccumulator } from '../../proxy/accumulate.js';
-import type { ChatCompletion } from '../../proxy/canonical.js';
+import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
+import type { ChatCompletion } from '../../core/canonical.js';
 import { completionAsChunk } from '../../plugins/search/completion-chunk.js';
 import { upstreamCompletion } from '../../proxy/upstream/upstream-completion.js';
 

@@ -2,7 +2,7 @@
 // flavor's health endpoint on every replica, ready when one answers 200; as a /ready check, cached.
 import t from 'tap';
 import { upstreamCheck } from '../../bin/readiness-checks.js';
-import { Readiness } from '../../proxy/readiness.js';
+import { Readiness } from '../../proxy/node/readiness.js';
 import { anyReplicaHealthy, healthUrl } from '../../proxy/upstream/upstream-health.js';
 import { TestClock } from '../helpers/clock.js';
 import { startInferenceServer } from '../fakes/inference-servers.js';

@@ -1,7 +1,7 @@
 // The upstream pool against real servers on loopback: balancing, passive health, retries.
 import { createServer } from 'node:net';
 import t from 'tap';
-import { GatewayError } from '../../proxy/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { UpstreamPool } from '../../proxy/upstream/pool.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { TestClock } from '../helpers/clock.js';

@@ -1,7 +1,7 @@
 // A model server's refusal in the gateway's own words: the reason is recognised from each server's
 // wording, the wording itself is never returned.
 import t from 'tap';
-import { rejectionMessage } from '../../proxy/upstream/upstream-rejection.js';
+import { rejectionMessage } from '../../core/upstream-rejection.js';
 
 const reason = (text: string, status = 400): string => rejectionMessage(status, text);
 

@@ -1,6 +1,6 @@
 // The usage check at the terminal: what an upstream may report, and what replaces what it may not.
 import t from 'tap';
-import type { ChatChunk, ChatRequest, ChatUsage } from '../../proxy/canonical.js';
+import type { ChatChunk, ChatRequest, ChatUsage } from '../../core/canonical.js';
 import { UsageCheck } from '../../proxy/upstream/usage-check.js';
 import { estimateInputTokens } from '../../limits/estimate.js';
 

@@ -1,8 +1,8 @@
-// proxy/usage-watch.ts: what an answer used, as the rate limiter and the meter both charge it.
+// proxy/stream/usage-watch.ts: what an answer used, as the rate limiter and the meter both charge it.
 import t from 'tap';
-import type { ChatCompletion, ResponseEvent } from '../../proxy/canonical.js';
+import type { ChatCompletion, ResponseEvent } from '../../core/canonical.js';
 import { completionAsChunk } from '../../plugins/search/completion-chunk.js';
-import { chunkBytes, completionBytes, UsageWatch, usageOf } from '../../proxy/usage-watch.js';
+import { chunkBytes, completionBytes, UsageWatch, usageOf } from '../../proxy/stream/usage-watch.js';
 import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
 
 const completion: ChatCompletion = {

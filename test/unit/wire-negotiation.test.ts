@@ -10,9 +10,9 @@ import { generateText } from 'ai';
 import OpenAI from 'openai';
 import OpenAIV4 from 'openai-v4';
 import t from 'tap';
-import { GatewayError } from '../../proxy/errors.js';
-import { wireOf } from '../../proxy/wire-header.js';
-import { negotiatedWire, recognizedClient } from '../../proxy/wire-negotiation.js';
+import { GatewayError } from '../../core/errors.js';
+import { wireOf } from '../../proxy/routing/wire-header.js';
+import { negotiatedWire, recognizedClient } from '../../proxy/routing/wire-negotiation.js';
 
 /** A fetch that records the request's headers, as a server sees them, and fails the call. */
 type Fetch = typeof globalThis.fetch;

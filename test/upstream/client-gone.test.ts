@@ -2,7 +2,7 @@
 // what the server produced (its running usage), streamed and not, in every dialect. The server runs with
 // --ignore-eos, so every answer would run on to its max_tokens.
 import t from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
 import { requestLine } from '../helpers/stack.js';
 import { PATHS, requestBody } from './dialect-answers.js';

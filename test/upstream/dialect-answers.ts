@@ -2,7 +2,7 @@
 // and the answer reduced to what the scenarios compare: reasoning, text, tool calls, why it ended, usage.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { parseSse } from '../helpers/metered-answers.js';
 
 export interface Question {

@@ -2,7 +2,7 @@
 // llama-server: raw over HTTP and through the real openai and @anthropic-ai/sdk clients. The tiny
 // model's answers are fixed (upstream-tier/tiny-qwen3-answers.ts), so each answer is checked whole.
 import t, { type Test } from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
 import { askRaw, askSdk, type Answer, type Question } from './dialect-answers.js';
 import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';

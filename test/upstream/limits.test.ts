@@ -2,7 +2,7 @@
 // really tokenizes (a prefill included), max_tokens cuts, stop sequences (reported on /v1/messages,
 // never cutting the reasoning), a prompt over the context, and a JSON schema the server's grammar enforces.
 import t from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { CONTINUATION, SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
 import { askRaw, askSdk } from './dialect-answers.js';
 import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';

@@ -2,7 +2,7 @@
 // error event (no end event), /ready says the upstream is gone (server.ready_checks_upstream), the next
 // request is a 502 in the caller's dialect while it is down, a 200 once it is back, and the ledger balances.
 import t from 'tap';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { llamaServerBinary, startLlamaServer, type RunningLlamaServer } from '../../upstream-tier/llama-server.js';
 import { freePort } from '../helpers/free-port.js';
 import { PATHS, requestBody } from './dialect-answers.js';

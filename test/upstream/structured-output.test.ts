@@ -9,7 +9,7 @@ import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import t, { type Test } from 'tap';
 import { z } from 'zod';
 import * as z4 from 'zod/v4';
-import type { DialectName } from '../../proxy/dialect.js';
+import type { DialectName } from '../../dialects/registry.js';
 import { askRaw, PATHS, requestBody } from './dialect-answers.js';
 import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
 

@@ -4,7 +4,7 @@
 // SearchErrors leave this file; their messages name the provider and the status, never a header.
 import { request } from 'undici';
 import { SearchError } from './provider.js';
-import { readCappedText, type ReadableBody } from '../../../proxy/capped-text.js';
+import { readCappedText, type ReadableBody } from '../../../core/capped-text.js';
 
 export interface ProviderCall {
   /** The provider's name, for messages. */

@@ -1,0 +1,54 @@
+// One client request as the plugins and the upstream call see it, whatever door it came in by: the contract.
+// The exchange runner (proxy/exchange/) makes the live one.
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import type { RequestTrace } from '../telemetry/request-trace.js';
+import type { ChatRequest } from './canonical.js';
+import type { LimitSnapshot } from './limit-snapshot.js';
+import type { Route } from './route.js';
+
+/**
+ * Per-request variables that plugins share. A plugin that sets one declares it here by
+ * declaration merging (`declare module '…/core/exchange.js' { interface ExchangeLocals { org: Org } }`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- empty here on purpose: the plugins fill it by merging
+export interface ExchangeLocals {}
+
+/**
+ * What the chain sees of the answer: whether its head went out (after that an error can only be an event
+ * in the stream), and its status. An HTTP response, or one response on a WebSocket (proxy/socket/).
+ */
+export interface ExchangeReply {
+  readonly headersSent: boolean;
+  readonly statusCode: number;
+}
+
+/** One client request and everything the gateway learns about it on the way through. */
+export interface Exchange {
+  readonly id: string;
+  /** performance.now() at arrival. */
+  readonly startedAt: number;
+  /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
+  readonly req: IncomingMessage;
+  readonly res: ExchangeReply;
+  readonly route: Route;
+  /** Aborted when the client goes away before the response is complete. */
+  readonly signal: AbortSignal;
+  /** Headers every response to this request carries, error or success (plugins add theirs). */
+  readonly responseHeaders: Record<string, string>;
+  readonly locals: Partial<ExchangeLocals>;
+  /** Fields plugins add to the request's one log line (the caller's org and key, tokens, cost). */
+  readonly logFields: Record<string, string | number>;
+  /** The canonical request, set once the body is decoded. */
+  readonly request: ChatRequest | undefined;
+  /** Whether the answer is a stream (SSE or WebSocket messages): known once the request is decoded. */
+  readonly stream: boolean;
+  /** The request's trace, when the node traces: spans of what it waits on go under it. */
+  readonly trace: RequestTrace | undefined;
+  /** The organization's limit window and balance for clients that read them in the stream; set by the rate limiter. */
+  limits: LimitSnapshot | undefined;
+  /** A logger whose lines carry this request's id. */
+  readonly log: Logger;
+  /** The input-token estimate of the canonical request, made once (the rate limiter and the meter charge it). */
+  readonly inputEstimate: number;
+}

@@ -25,9 +25,9 @@ t.test(
       start: () => {
         throw new Error('cannot encode the start');
       },
-      event: () => 'data: never\n\n',
-      end: () => 'data: end\n\n',
-      error: (error: GatewayError) => `event: error\ndata: ${error.code}\n\n`,
+      event: (_event, out) => out.frame(null, 'never'),
+      end: (out) => out.frame(null, 'end'),
+      error: (error: GatewayError, out) => out.frame('error', error.code),
     };
     let failure: GatewayError | undefined;
     const server = createServer((_req, res) => {

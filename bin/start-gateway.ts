@@ -3,7 +3,6 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer, type RunningAdmin } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { checkConsoleConfig, startConsoleServer, type RunningConsole } from '../console/server.js';
-import { RateLimiter } from '../plugins/ratelimit/rate-limiter.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadServerSecret } from '../config/server-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
@@ -16,6 +15,7 @@ import { composeChain } from '../proxy/exchange/chain.js';
 import { ConnectionCap } from '../http/connection-cap.js';
 import { checkEveryMs, Deadlines } from '../http/deadlines.js';
 import { drainNode } from '../proxy/node/drain.js';
+import { capabilityOf } from '../core/capabilities.js';
 import { GatewayError } from '../core/errors.js';
 import { InFlight } from '../proxy/node/in-flight.js';
 import { Readiness } from '../proxy/node/readiness.js';
@@ -347,13 +347,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
     log.info({ url: admin.url }, 'admin API and dashboard listening');
   }
   if (config.console.port !== undefined) {
-    const rateLimiter = plugins.find((plugin) => plugin instanceof RateLimiter);
     consoleServer = await startConsoleServer({
       services,
       config: config.console,
       mail: config.mail,
       tiers: tiersOf(config.limits.tiers),
-      windowUse: rateLimiter && ((orgId) => rateLimiter.windowUse(orgId)),
+      windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
       oidcClientSecret: env[config.console.oidc.client_secret_env] || undefined,
       log,
     }).catch(async (error: unknown) => {

@@ -1,5 +1,6 @@
 // The core's plugin contract: what the chain runs. How a plugin is made at start (its module, its
 // options, the services it gets) is the plugins' side: plugins/plugin-module.ts.
+import type { PluginCapabilities } from './capabilities.js';
 import type { ChatRequest, ResponseEvent } from './canonical.js';
 import type { EventStream } from './event-stream.js';
 import type { Exchange } from './exchange.js';
@@ -32,4 +33,9 @@ export interface Plugin {
    */
   prepareCount?(request: ChatRequest): void;
   close?(): void | Promise<void>;
+  /** What the plugin offers the rest of the node by name (core/capabilities.ts): the console reads `ratelimit.windowUse`. */
+  readonly capabilities?: Partial<PluginCapabilities>;
 }
+
+/** The hooks a plugin may have, in one list: a plugin with any other function is refused at load (a misspelt hook). */
+export const PLUGIN_HOOKS: readonly string[] = ['onRequest', 'onConnect', 'handle', 'prepareCount', 'close'];

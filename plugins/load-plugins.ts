@@ -3,9 +3,9 @@ import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import { ConfigError } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { Plugin } from '../core/plugin.js';
+import { PLUGIN_HOOKS, type Plugin } from '../core/plugin.js';
 import { paramOf } from '../validation/field-path.js';
-import type { PluginContext, PluginModule } from './plugin-module.js';
+import { MODULE_EXPORTS, type PluginContext, type PluginModule } from './plugin-module.js';
 
 // Not the gateway's strict instance: a plugin's schema may use keywords of its own (or annotations).
 const ajv = new Ajv({ allErrors: false, strict: false });
@@ -45,7 +45,15 @@ export async function loadPlugins(
         );
       }
     }
-    plugins.push(await module.create(options, { ...context, resolvePath }));
+    const plugin = await module.create(options, { ...context, resolvePath });
+    const unknownHook = Object.keys(plugin).find(
+      (key) => typeof (plugin as unknown as Record<string, unknown>)[key] === 'function' && !PLUGIN_HOOKS.includes(key),
+    );
+    if (unknownHook !== undefined)
+      throw new ConfigError(
+        `${where}: plugin '${plugin.name}' has an unknown hook '${unknownHook}' (hooks: ${PLUGIN_HOOKS.join(', ')})`,
+      );
+    plugins.push(plugin);
   }
   return plugins;
 }
@@ -63,5 +71,11 @@ async function importModule(file: string, where: string): Promise<PluginModule> 
     Partial<PluginModule> | undefined;
   if (typeof candidate?.create !== 'function')
     throw new ConfigError(`${where}: plugin file ${file} exports no create(options, context) function`);
+  // A hook exported beside create (not returned by it) would never run: refused, named.
+  const unknown = Object.keys(candidate).find((name) => !MODULE_EXPORTS.includes(name));
+  if (unknown !== undefined)
+    throw new ConfigError(
+      `${where}: plugin file ${file} exports an unknown name '${unknown}' (a plugin module exports ${MODULE_EXPORTS.join(', ')}; hooks belong on the plugin create returns)`,
+    );
   return candidate as PluginModule;
 }

@@ -1,6 +1,7 @@
 // What a plugin module is to the gateway that loads it (plugins/load-plugins.ts): a factory, the JSON
 // Schema of its options, the plugins it must follow; and what the factory gets: the configuration and
 // the process's shared services. The chain itself only knows the Plugin it returns (core/plugin.ts).
+import type { AnySchema, JSONSchemaType } from 'ajv';
 import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { ChatRequest, JsonObject } from '../core/canonical.js';
@@ -37,8 +38,27 @@ export interface PluginContext {
 
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */
 export interface PluginModule {
-  readonly optionsSchema?: JsonObject;
+  readonly optionsSchema?: AnySchema;
   /** Built-in plugins that must come earlier in the chain (the meter bills the caller auth finds). */
   readonly after?: readonly string[];
   create(options: JsonObject, context: PluginContext): Plugin | Promise<Plugin>;
+}
+
+/** What a plugin module may export besides its factory; any other name is refused at load (a misplaced or misspelt hook). */
+export const MODULE_EXPORTS: readonly string[] = ['create', 'optionsSchema', 'after', 'default'];
+
+/** A plugin module whose options are typed by its schema: `create` gets them checked, as `Options`. */
+export interface PluginDefinition<Options> {
+  readonly optionsSchema: JSONSchemaType<Options>;
+  readonly after?: readonly string[];
+  create(options: Options, context: PluginContext): Plugin | Promise<Plugin>;
+}
+
+export function definePlugin<Options>(definition: PluginDefinition<Options>): PluginModule {
+  return {
+    optionsSchema: definition.optionsSchema,
+    ...(definition.after !== undefined ? { after: definition.after } : {}),
+    // The loader checked the options against optionsSchema before this call, so they are an `Options`.
+    create: (options, context) => definition.create(options as Options, context),
+  };
 }

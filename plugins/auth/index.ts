@@ -8,7 +8,7 @@ import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Exchange } from '../../core/exchange.js';
 import type { Plugin } from '../../core/plugin.js';
-import type { PluginModule } from '../plugin-module.js';
+import { definePlugin } from '../plugin-module.js';
 import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { KeyCache } from './key-cache.js';
@@ -30,10 +30,10 @@ export const optionsSchema: JSONSchemaType<AuthOptions> = {
   properties: { cache_ttl_ms: optional({ type: 'integer', minimum: 0, maximum: 5000 }) },
 };
 
-export const authPlugin: PluginModule = {
+export const authPlugin = definePlugin<AuthOptions>({
   optionsSchema,
   async create(options, context): Promise<Plugin> {
-    const ttlMs = (options as AuthOptions).cache_ttl_ms ?? 2000;
+    const ttlMs = options.cache_ttl_ms ?? 2000;
     const store = await context.store();
     const dbSystem = dbSystemOf(store);
     const cache = new KeyCache(
@@ -79,7 +79,7 @@ export const authPlugin: PluginModule = {
       },
     };
   },
-};
+});
 
 /** The key from `x-api-key`, else from `Authorization: Bearer`, with the header it came in (a 401 names it). */
 function presentedKey(exchange: Exchange): { key: string; header: 'x-api-key' | 'Authorization: Bearer' } | undefined {

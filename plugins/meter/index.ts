@@ -10,7 +10,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { Exchange } from '../../core/exchange.js';
 import { observe } from '../../proxy/stream/observe.js';
 import type { EventStream, Next, Plugin } from '../../core/plugin.js';
-import type { PluginModule } from '../plugin-module.js';
+import { definePlugin } from '../plugin-module.js';
 import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { formatCredits } from '../../store/credits.js';
@@ -41,7 +41,7 @@ export const optionsSchema: JSONSchemaType<MeterOptions> = {
   },
 };
 
-export const meterPlugin: PluginModule = {
+export const meterPlugin = definePlugin<MeterOptions>({
   optionsSchema,
   after: ['auth'],
   async create(options, context): Promise<Plugin> {
@@ -50,7 +50,7 @@ export const meterPlugin: PluginModule = {
       orphan_hold_ms: orphanMs = 3_600_000,
       sweep_interval_ms: sweepMs = 60_000,
       node_lease_ms: leaseMs = 30_000,
-    } = options as MeterOptions;
+    } = options;
     const pricer = new Pricer(context.config.pricing);
     const store = await context.store();
     const lease = await NodeLease.register(store.db, { leaseMs });
@@ -124,7 +124,7 @@ export const meterPlugin: PluginModule = {
       },
     };
   },
-};
+});
 
 function noCredits(balanceMicros: number | undefined): GatewayError {
   const balance = formatCredits(balanceMicros ?? 0);

@@ -12,7 +12,7 @@ import { EventStage } from '../../proxy/stream/event-stage.js';
 import type { EventStream } from '../../core/event-stream.js';
 import type { Plugin } from '../../core/plugin.js';
 import { usageOf } from '../../proxy/stream/usage-watch.js';
-import type { PluginModule } from '../plugin-module.js';
+import { definePlugin } from '../plugin-module.js';
 import type { CacheSplit } from './accounting.js';
 import { cachePrefixes } from './prefixes.js';
 import { PromptCache, type CachePlan } from './prompt-cache.js';
@@ -35,10 +35,10 @@ export const optionsSchema: JSONSchemaType<PromptCacheOptions> = {
   },
 };
 
-export const promptCachePlugin: PluginModule = {
+export const promptCachePlugin = definePlugin<PromptCacheOptions>({
   optionsSchema,
   create(options, context): Plugin {
-    const { ttl_5m_ms = 300_000, ttl_1h_ms = 3_600_000, max_entries } = options as PromptCacheOptions;
+    const { ttl_5m_ms = 300_000, ttl_1h_ms = 3_600_000, max_entries } = options;
     const countTokens = context.countTokens;
     if (countTokens === undefined)
       throw new Error('the promptcache plugin needs the gateway token counter (context.countTokens)');
@@ -67,7 +67,7 @@ export const promptCachePlugin: PluginModule = {
       },
     };
   },
-};
+});
 
 /** The events with every usage split by the plan; the plan's prefixes are written back at the first usage. */
 class CacheAccounting extends EventStage {

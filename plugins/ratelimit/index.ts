@@ -6,7 +6,7 @@ import { ConfigError } from '../../config/errors.js';
 import { optional } from '../../config/optional-key.js';
 import { tiersOf } from '../../limits/tiers.js';
 import type { Plugin } from '../../core/plugin.js';
-import type { PluginContext, PluginModule } from '../plugin-module.js';
+import { definePlugin, type PluginContext } from '../plugin-module.js';
 import { RateLimitHeaders } from './headers.js';
 import { MemoryWindow } from './memory-window.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -28,10 +28,10 @@ export const optionsSchema: JSONSchemaType<RateLimitOptions> = {
   },
 };
 
-export const rateLimitPlugin: PluginModule = {
+export const rateLimitPlugin = definePlugin<RateLimitOptions>({
   optionsSchema,
   async create(options, context): Promise<Plugin> {
-    const { backend = 'auto', tier_cache_ms: tierCacheMs = 1500 } = options as RateLimitOptions;
+    const { backend = 'auto', tier_cache_ms: tierCacheMs = 1500 } = options;
     const limits = context.config.limits;
     // Windows are whole seconds (Redis expiries are); the schema's minimum is one.
     const windowSeconds = Math.max(1, Math.floor(limits.window_ms / 1000));
@@ -47,7 +47,7 @@ export const rateLimitPlugin: PluginModule = {
       metrics: context.metrics,
     });
   },
-};
+});
 
 async function openWindow(
   backend: NonNullable<RateLimitOptions['backend']>,

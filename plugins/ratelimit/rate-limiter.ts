@@ -55,8 +55,16 @@ const LIMIT_LABELS: Readonly<Record<CounterKind, string>> = {
   output: 'output_tokens',
 };
 
+declare module '../../core/capabilities.js' {
+  interface PluginCapabilities {
+    /** An organization's tier and what its current windows have used, counting nothing (the console shows them). */
+    'ratelimit.windowUse': (orgId: string) => Promise<{ tier: Tier; counts: Counts }>;
+  }
+}
+
 export class RateLimiter implements Plugin {
   readonly name = 'ratelimit';
+  readonly capabilities = { 'ratelimit.windowUse': (orgId: string) => this.windowUse(orgId) };
   readonly #window: RateWindow;
   readonly #tiers: TierCache;
   readonly #headers: RateLimitHeaders;

@@ -9,7 +9,7 @@ import { optional } from '../../config/optional-key.js';
 import type { ChatRequest, SearchContextSize, WebSearchOptions } from '../../core/canonical.js';
 import { streamOf } from '../../proxy/stream/event-bridges.js';
 import type { Plugin } from '../../core/plugin.js';
-import type { PluginModule } from '../plugin-module.js';
+import { definePlugin } from '../plugin-module.js';
 import { offerSearch } from './offer.js';
 import { createSearchProvider, searchProviderOptionsSchema, type SearchProviderOptions } from './providers/index.js';
 import { DEFAULT_TIMEOUT_MS } from './providers/options.js';
@@ -57,14 +57,14 @@ export const optionsSchema: JSONSchemaType<SearchPluginOptions> = {
   },
 };
 
-export const searchPlugin: PluginModule = {
+export const searchPlugin = definePlugin<SearchPluginOptions>({
   optionsSchema,
   async create(raw, context): Promise<Plugin> {
     const {
       secret_env: secretEnv = 'GATEWAY_SEARCH_SECRET',
       context_sizes: sizeOptions = {},
       ...providerOptions
-    } = raw as SearchPluginOptions;
+    } = raw;
     const sealer = new Sealer(await loadSearchSecret(process.env, secretEnv, context.dataDir));
     const provider = await createSearchProvider(providerOptions, { resolvePath: context.resolvePath });
     const timeoutMs = providerOptions.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -116,4 +116,4 @@ export const searchPlugin: PluginModule = {
       },
     };
   },
-};
+});

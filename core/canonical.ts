@@ -33,6 +33,11 @@ export interface ChatFunctionTool {
 
 export type ChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
 
+/**
+ * The canonical request. Its top-level fields are those an upstream may be sent (each flavor's allow-list,
+ * proxy/upstream/request-fields.ts); the gateway's own are under `gateway`, never sent as they are; a client's
+ * fields the gateway does not model are under `extra_fields`, sent only where the operator allows them.
+ */
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
@@ -40,37 +45,89 @@ export interface ChatRequest {
   temperature?: number;
   top_p?: number;
   stop?: string | string[];
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
   tools?: ChatFunctionTool[];
   tool_choice?: ChatToolChoice;
   parallel_tool_calls?: boolean;
+  /** As the client sent it on chat (its schema leaves it unchecked); proxy/upstream/structured-output.ts reads it. */
+  response_format?: unknown;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  n?: number;
+  user?: string;
+  /** Anthropic's (the message dialect sets it); a chat client's is passed unchecked. */
+  top_k?: unknown;
+  /** Sent only as a value the flavor's server takes (proxy/upstream/structured-output.ts). */
+  reasoning_effort?: string;
   stream?: boolean;
   stream_options?: { include_usage?: boolean; continuous_usage_stats?: boolean };
-  /** Gateway-side, never sent upstream: the dialect's server web search tool, for the search plugin. */
+  gateway?: GatewayRequestFields;
+  /** A client's fields the gateway does not model (vLLM's `chat_template_kwargs`, …): sent only when named in `upstream.extra_fields`. */
+  extra_fields?: JsonObject;
+}
+
+/** The top-level fields of a canonical request an upstream may be sent: a chat body's other fields go to `extra_fields`. */
+export const CHAT_REQUEST_FIELDS = [
+  'model',
+  'messages',
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'logprobs',
+  'top_logprobs',
+  'n',
+  'user',
+  'top_k',
+  'reasoning_effort',
+  'stream',
+  'stream_options',
+] as const satisfies readonly (keyof ChatRequest)[];
+
+export type ChatRequestField = (typeof CHAT_REQUEST_FIELDS)[number];
+
+const FIELD_NAMES: ReadonlySet<string> = new Set(CHAT_REQUEST_FIELDS);
+
+export function isChatRequestField(name: string): name is ChatRequestField {
+  return FIELD_NAMES.has(name);
+}
+
+/** The canonical request's gateway-side fields: the decoders set them, the plugins and the terminal read them. */
+export interface GatewayRequestFields {
+  /** Never sent upstream: the dialect's server web search tool, for the search plugin. */
   web_search?: WebSearchOptions;
-  /** Gateway-side, never sent upstream: earlier search results the client passed back, for the search plugin to verify. */
+  /** Never sent upstream: earlier search results the client passed back, for the search plugin to verify. */
   web_search_replay?: ReplayedSearch[];
   /**
-   * Gateway-side: the client's thinking switch (messages `thinking`, responses `reasoning.effort`): true on,
-   * false off; absent, the upstream's default stands. The terminal sends it as the flavor's own field
+   * The client's thinking switch (messages `thinking`, responses `reasoning.effort`, chat `enable_thinking`): true
+   * on, false off; absent, the upstream's default stands. The terminal sends it as the flavor's own field
    * (`chat_template_kwargs.enable_thinking` for Qwen3-style templates).
    */
   enable_thinking?: boolean;
-  /** Gateway-side, never sent upstream: signed thinking a client passed back, for the core to verify (proxy/exchange/thinking-replay.ts). */
+  /** Never sent upstream: signed thinking a client passed back, for the core to verify (proxy/exchange/thinking-replay.ts). */
   thinking_replay?: ReplayedThinking[];
-  /** Gateway-side, never sent upstream: the prompt's blocks in cache order when the client marked some for caching, for the promptcache plugin. */
+  /** Never sent upstream: the prompt's blocks in cache order when the client marked some for caching, for the promptcache plugin. */
   cache_blocks?: CacheBlock[];
   /**
-   * Gateway-side: the text of the trailing assistant message the answer continues (a prefill, core/prefill.ts),
-   * set by the decoders. The terminal sends the flavor's continuation fields and strips the prefill where the
-   * server repeats it; the token counters render the last turn open.
+   * The text of the trailing assistant message the answer continues (a prefill, core/prefill.ts), set by the
+   * decoders. The terminal sends the flavor's continuation fields and strips the prefill where the server
+   * repeats it; the token counters render the last turn open.
    */
   prefill?: string;
   /**
-   * Gateway-side: the client's own field for `response_format` (`output_config.format`, `text.format`), named in
-   * the 400 of a server that cannot enforce it (proxy/upstream/structured-output.ts); absent: `response_format`.
+   * The client's own field for `response_format` (`output_config.format`, `text.format`), named in the 400 of a
+   * server that cannot enforce it (proxy/upstream/structured-output.ts); absent: `response_format`.
    */
   response_format_param?: string;
-  [field: string]: unknown;
 }
 
 /**

@@ -17,18 +17,18 @@ export function prefillText(messages: readonly ChatMessage[]): string | undefine
   return text.trim() === '' ? undefined : text;
 }
 
-/** Sets the canonical request's `prefill` from its messages (the decoders' part); a client's own value never stands. */
+/** Sets the canonical request's `gateway.prefill` from its messages (the decoders' part); a client's own value never stands. */
 export function markPrefill(request: ChatRequest): void {
-  delete request.prefill;
+  if (request.gateway !== undefined) delete request.gateway.prefill;
   const text = prefillText(request.messages);
-  if (text !== undefined) request.prefill = text;
+  if (text !== undefined) (request.gateway ??= {}).prefill = text;
 }
 
 /**
- * The prefill this request continues as it goes upstream now: its `prefill`, while its messages still end
+ * The prefill this request continues as it goes upstream now: its `gateway.prefill`, while its messages still end
  * with it (the search plugin's later rounds end with tool results: they answer anew).
  */
 export function continuedPrefill(request: ChatRequest): string | undefined {
-  const prefill = request.prefill;
-  return typeof prefill === 'string' && prefillText(request.messages) === prefill ? prefill : undefined;
+  const prefill = request.gateway?.prefill;
+  return prefill !== undefined && prefillText(request.messages) === prefill ? prefill : undefined;
 }

@@ -9,15 +9,16 @@ import { continuedPrefill } from '../core/prefill.js';
  */
 export function promptInput(request: ChatRequest): PromptInput {
   const input: PromptInput = { messages: request.messages, tools: request.tools ?? null };
-  if (typeof request.add_generation_prompt === 'boolean') input.addGenerationPrompt = request.add_generation_prompt;
+  const extra = request.extra_fields;
+  if (typeof extra?.add_generation_prompt === 'boolean') input.addGenerationPrompt = extra.add_generation_prompt;
   if (continuedPrefill(request) !== undefined) {
     input.addGenerationPrompt = false;
     input.continueFinalMessage = true;
   }
-  const kwargs = request.chat_template_kwargs;
+  const kwargs = extra?.chat_template_kwargs;
   if (typeof kwargs === 'object' && kwargs !== null && !Array.isArray(kwargs))
     input.chatTemplateKwargs = kwargs as Record<string, unknown>;
-  if (request.enable_thinking !== undefined)
-    input.chatTemplateKwargs = { ...input.chatTemplateKwargs, enable_thinking: request.enable_thinking };
+  const thinking = request.gateway?.enable_thinking;
+  if (thinking !== undefined) input.chatTemplateKwargs = { ...input.chatTemplateKwargs, enable_thinking: thinking };
   return input;
 }

@@ -1,4 +1,10 @@
-import type { ChatMessage, ChatRequest } from '../../core/canonical.js';
+import {
+  isChatRequestField,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatRequestField,
+  type JsonObject,
+} from '../../core/canonical.js';
 import type { DecodedRequest } from '../../core/dialect.js';
 import { GatewayError } from '../../core/errors.js';
 import { quoted } from '../../core/printable.js';
@@ -27,9 +33,7 @@ export interface ChatEcho {
 /** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
 export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) => DecodedRequest<ChatEcho> {
   const limit = options.maxOutputTokens;
-  const validate = compileValidator<ChatRequest & { max_completion_tokens?: number | null }>(
-    withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }),
-  );
+  const validate = compileValidator<ChatBody>(withMaxima(schema, { max_tokens: limit, max_completion_tokens: limit }));
   const checkModel = servedModelCheck(options.modelId, 'openai', options.modelAliases);
   return (body) => {
     checkModel(body);
@@ -46,19 +50,55 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
   };
 }
 
-function canonical(request: ChatRequest & { max_completion_tokens?: number | null }): ChatRequest {
-  checkToolChoice(request);
-  const { max_completion_tokens: maxCompletionTokens, ...canonical } = request;
-  // Gateway-side fields that only other dialects set (cache marks, signed thinking), never a chat body.
-  delete canonical.cache_blocks;
-  delete canonical.thinking_replay;
+/** A chat-completions body as its schema checks it: the canonical fields (any may be null), and the client's others. */
+type ChatBody = { [Field in ChatRequestField]?: ChatRequest[Field] | null } & Pick<
+  ChatRequest,
+  'model' | 'messages'
+> & {
+    max_completion_tokens?: number | null;
+    enable_thinking?: boolean | null;
+    [field: string]: unknown;
+  };
+
+/**
+ * A chat body's fields that are not passed on as the client's own: those the decoder reads (into the canonical
+ * fields, or `gateway`), and the gateway-side ones a client cannot set (its prefill, cache marks, signed thinking).
+ */
+const NOT_FORWARDED = [
+  'max_completion_tokens',
+  'enable_thinking',
+  'response_format_param',
+  'prefill',
+  'cache_blocks',
+  'thinking_replay',
+];
+
+function canonical(body: ChatBody): ChatRequest {
+  const fields: Partial<ChatRequest> = {};
+  const extra: JsonObject = {};
+  // OpenAI reads a null field as one not set; so does everything after the decoder (no top-level nulls).
+  for (const [field, value] of Object.entries(body)) {
+    if (value === null) continue;
+    if (isChatRequestField(field)) Object.assign(fields, { [field]: value });
+    else extra[field] = value;
+  }
+  // In the client's order, as the upstream gets them.
+  const canonical: ChatRequest = { ...fields, model: body.model, messages: body.messages };
+  checkToolChoice(canonical);
+  const {
+    max_completion_tokens: maxCompletionTokens,
+    enable_thinking: enableThinking,
+    response_format_param: formatParam,
+  } = extra;
+  for (const field of NOT_FORWARDED) delete extra[field];
+  if (Object.keys(extra).length > 0) canonical.extra_fields = extra;
   // The thinking switch: `enable_thinking` (Qwen's own API) as it is, else OpenAI's `reasoning_effort` (none and minimal: off).
   const effort = canonical.reasoning_effort;
-  if (canonical.enable_thinking == null && typeof effort === 'string')
-    canonical.enable_thinking = effort !== 'none' && effort !== 'minimal';
-  if (canonical.max_tokens == null && maxCompletionTokens != null) canonical.max_tokens = maxCompletionTokens;
-  // OpenAI reads a null field as one not set; so does everything after the decoder (no top-level nulls).
-  for (const field of Object.keys(canonical)) if (canonical[field] === null) delete canonical[field];
+  if (typeof enableThinking === 'boolean') (canonical.gateway ??= {}).enable_thinking = enableThinking;
+  else if (effort !== undefined) (canonical.gateway ??= {}).enable_thinking = effort !== 'none' && effort !== 'minimal';
+  if (typeof formatParam === 'string') (canonical.gateway ??= {}).response_format_param = formatParam;
+  if (canonical.max_tokens === undefined && typeof maxCompletionTokens === 'number')
+    canonical.max_tokens = maxCompletionTokens;
   // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.
   if (canonical.tools === undefined || canonical.tools.length === 0) delete canonical.tool_choice;
   // Open models' chat templates know `system`, not OpenAI's `developer` (Qwen3's drops it silently).

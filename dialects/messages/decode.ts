@@ -47,7 +47,7 @@ export function createMessagesDecoders(
       const canonical = messagesToChat({ ...request, max_tokens: boundedMaxTokens(request.max_tokens, maxTokens) });
       markPrefill(canonical);
       const blocks = cacheBlocks(request);
-      if (blocks !== undefined) canonical.cache_blocks = blocks;
+      if (blocks !== undefined) (canonical.gateway ??= {}).cache_blocks = blocks;
       return { request: canonical, echo: { stopSequences: request.stop_sequences ?? [] } };
     },
     decodeCount(body) {

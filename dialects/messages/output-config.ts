@@ -40,7 +40,7 @@ export function applyOutputConfig(
       type: 'json_schema',
       json_schema: { name: FORMAT_NAME, schema: format.schema, strict: true },
     };
-    chat.response_format_param = current !== undefined ? 'output_config.format' : 'output_format';
+    (chat.gateway ??= {}).response_format_param = current !== undefined ? 'output_config.format' : 'output_format';
   }
   const effort = request.output_config?.effort;
   const reasoningEffort =

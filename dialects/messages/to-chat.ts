@@ -31,10 +31,10 @@ export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { 
   const replay: ReplayedSearch[] = [];
   const thoughts: ReplayedThinking[] = [];
   const chat: ChatRequest = { model: request.model, messages: chatMessages(request, replay, thoughts) };
-  if (replay.length > 0) chat.web_search_replay = replay;
-  if (thoughts.length > 0) chat.thinking_replay = thoughts;
+  if (replay.length > 0) (chat.gateway ??= {}).web_search_replay = replay;
+  if (thoughts.length > 0) (chat.gateway ??= {}).thinking_replay = thoughts;
   const thinking = thinkingSwitch(request.thinking);
-  if (thinking !== undefined) chat.enable_thinking = thinking;
+  if (thinking !== undefined) (chat.gateway ??= {}).enable_thinking = thinking;
   if (request.max_tokens !== undefined) chat.max_tokens = request.max_tokens;
   if (request.stream === true) {
     chat.stream = true;
@@ -49,19 +49,19 @@ export function messagesToChat(request: Omit<MessagesRequest, 'max_tokens'> & { 
   const tools: ChatFunctionTool[] = [];
   request.tools?.forEach((tool, index) => {
     if (!isSearchTool(tool)) tools.push(chatTool(tool, index));
-    else if (chat.web_search !== undefined)
+    else if (chat.gateway?.web_search !== undefined)
       throw new GatewayError(
         'GW_ERR_REQUEST_INVALID',
         `Invalid value for 'tools[${index}]': only one web search tool may be given.`,
         `tools[${index}].type`,
       );
-    else chat.web_search = webSearchOptions(tool, index);
+    else (chat.gateway ??= {}).web_search = webSearchOptions(tool, index);
   });
-  if (chat.web_search !== undefined) refuseNameClash(request.tools ?? []);
+  if (chat.gateway?.web_search !== undefined) refuseNameClash(request.tools ?? []);
   if (tools.length > 0) chat.tools = tools;
   // The search plugin offers its function tool beside the client's; a choice then has a tool to choose.
-  if (tools.length > 0 || chat.web_search !== undefined)
-    applyToolChoice(chat, request.tool_choice, tools, chat.web_search !== undefined);
+  if (tools.length > 0 || chat.gateway?.web_search !== undefined)
+    applyToolChoice(chat, request.tool_choice, tools, chat.gateway?.web_search !== undefined);
   return chat;
 }
 

@@ -76,7 +76,8 @@ export function summaryOnly(chat: ChatRequest): void {
   delete chat.tools;
   delete chat.tool_choice;
   delete chat.parallel_tool_calls;
-  delete chat.web_search;
   delete chat.response_format;
-  delete chat.response_format_param;
+  if (chat.gateway === undefined) return;
+  delete chat.gateway.web_search;
+  delete chat.gateway.response_format_param;
 }

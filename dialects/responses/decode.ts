@@ -38,7 +38,7 @@ export function createResponsesDecoder(
     const chat = responsesToChat(request);
     if (isCompactionRequest(request)) summaryOnly(chat);
     const thinking = thinkingSwitch(request.reasoning);
-    if (thinking !== undefined) chat.enable_thinking = thinking;
+    if (thinking !== undefined) (chat.gateway ??= {}).enable_thinking = thinking;
     return { request: chat, echo: request };
   };
 }

@@ -45,19 +45,19 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
   const format = responseFormat(request.text?.format);
   if (format !== undefined) {
     chat.response_format = format;
-    chat.response_format_param = 'text.format';
+    (chat.gateway ??= {}).response_format_param = 'text.format';
   }
   (request.tools ?? []).forEach((tool, index) => {
     if (!isSearchTool(tool)) return;
-    if (chat.web_search !== undefined)
+    if (chat.gateway?.web_search !== undefined)
       throw new GatewayError(
         'GW_ERR_REQUEST_INVALID',
         `Invalid value for 'tools[${index}]': only one web search tool may be given.`,
         `tools[${index}].type`,
       );
-    else chat.web_search = webSearchOptions(tool, index);
+    else (chat.gateway ??= {}).web_search = webSearchOptions(tool, index);
   });
-  if (chat.web_search !== undefined) {
+  if (chat.gateway?.web_search !== undefined) {
     const clash = (request.tools ?? []).findIndex(
       (tool) => tool.type === 'function' && tool.name === SEARCH_FUNCTION_NAME,
     );
@@ -68,8 +68,8 @@ export function responsesToChat(request: ResponsesRequest): ChatRequest {
         `tools[${clash}].name`,
       );
   }
-  const tools = chatToolsOf(request.tools, chat.web_search === undefined ? NO_NAMES : SEARCH_NAMES);
-  if (tools.length > 0 || chat.web_search !== undefined) {
+  const tools = chatToolsOf(request.tools, chat.gateway?.web_search === undefined ? NO_NAMES : SEARCH_NAMES);
+  if (tools.length > 0 || chat.gateway?.web_search !== undefined) {
     if (tools.length > 0) chat.tools = tools;
     const choice = toolChoice(request.tool_choice, tools);
     if (choice !== undefined) chat.tool_choice = choice;

@@ -52,7 +52,7 @@ export const promptCachePlugin = definePlugin<PromptCacheOptions>({
       name: 'promptcache',
       async handle(exchange, next) {
         // Only a request whose client marked blocks for caching (the message dialect's cache_control) has them.
-        const blocks = exchange.request?.cache_blocks;
+        const blocks = exchange.request?.gateway?.cache_blocks;
         if (blocks === undefined) return next();
         const prefixes = cachePrefixes(blocks);
         const orgId = exchange.locals.caller?.orgId;

@@ -81,11 +81,12 @@ export const searchPlugin = definePlugin<SearchPluginOptions>({
     const prepare = (
       request: ChatRequest,
     ): { options: WebSearchOptions | undefined; size: ContextSize; book: SourceBook } | undefined => {
-      const options = request.web_search;
-      const replay = request.web_search_replay;
-      if (options === undefined && replay === undefined) return undefined;
-      delete request.web_search;
-      delete request.web_search_replay;
+      const gateway = request.gateway;
+      const options = gateway?.web_search;
+      const replay = gateway?.web_search_replay;
+      if (gateway === undefined || (options === undefined && replay === undefined)) return undefined;
+      delete gateway.web_search;
+      delete gateway.web_search_replay;
       const size = sizes[options?.context_size ?? 'medium'];
       const book = new SourceBook(sealer);
       if (replay !== undefined) restoreReplay(request, replay, book, sealer, size);

@@ -7,9 +7,9 @@ import { GatewayError } from '../../core/errors.js';
 import type { ThinkingSigner } from '../../core/thinking-signer.js';
 
 export function checkThinkingReplay(request: ChatRequest, signer: ThinkingSigner): void {
-  const replay: ReplayedThinking[] | undefined = request.thinking_replay;
+  const replay: ReplayedThinking[] | undefined = request.gateway?.thinking_replay;
   if (replay === undefined) return;
-  delete request.thinking_replay;
+  delete request.gateway?.thinking_replay;
   for (const block of replay) {
     if (signer.verifies(block.thinking, block.signature)) continue;
     const param = `${block.param}.signature`;

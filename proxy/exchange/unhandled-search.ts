@@ -5,10 +5,10 @@ import { GatewayError } from '../../core/errors.js';
 
 /** Throws the dialect's "web search is not enabled" 400 when a search field is still there. */
 export function refuseUnhandledSearch(request: ChatRequest): void {
-  const search = request.web_search;
+  const search = request.gateway?.web_search;
   if (search !== undefined)
     throw new GatewayError('GW_ERR_REQUEST_UNSUPPORTED_TOOL', search.unavailable.message, search.unavailable.param);
-  const replayed = request.web_search_replay?.[0];
+  const replayed = request.gateway?.web_search_replay?.[0];
   if (replayed !== undefined)
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',

@@ -1,4 +1,4 @@
-import type { ChatRequest, CompletionEvent } from '../../core/canonical.js';
+import { isChatRequestField, type ChatRequest, type CompletionEvent } from '../../core/canonical.js';
 import type { Handler } from '../exchange/chain.js';
 import { GatewayError } from '../../core/errors.js';
 import { streamOf } from '../stream/event-bridges.js';
@@ -138,11 +138,14 @@ function upstreamBody(
 ): string {
   const body: Record<string, unknown> = { model: options.servedModel };
   const passed = options.fields.passed;
-  for (const field of Object.keys(request)) if (passed.has(field)) body[field] = request[field];
+  for (const field of Object.keys(request))
+    if (isChatRequestField(field) && passed.has(field)) body[field] = request[field];
+  for (const [field, value] of Object.entries(request.extra_fields ?? {})) if (passed.has(field)) body[field] = value;
   // After the client's fields: a client cannot pick another organization's cache (or a shared one).
   if (isolation !== undefined) Object.assign(body, isolation);
   const path = options.fields.thinkingPath;
-  if (request.enable_thinking !== undefined && path !== undefined) setPath(body, path, request.enable_thinking);
+  const thinking = request.gateway?.enable_thinking;
+  if (thinking !== undefined && path !== undefined) setPath(body, path, thinking);
   const effort = upstreamEffort(request, options.fields);
   if (effort !== undefined) body.reasoning_effort = effort;
   if (options.fields.prefill === 'continue-flag' && continuedPrefill(request) !== undefined)

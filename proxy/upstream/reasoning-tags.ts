@@ -32,7 +32,7 @@ export interface TagPolicy {
  */
 export function tagPolicy(mode: ReasoningTagsMode, request: ChatRequest, switchSent: boolean): TagPolicy | undefined {
   if (mode === 'off') return undefined;
-  return { open: mode === 'open', thinking: !(request.enable_thinking === false && switchSent) };
+  return { open: mode === 'open', thinking: !(request.gateway?.enable_thinking === false && switchSent) };
 }
 
 const OPEN = '<think>';

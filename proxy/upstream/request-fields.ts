@@ -10,8 +10,8 @@ export const UPSTREAM_FLAVORS = ['vllm', 'llama-server', 'sglang', 'tgi', 'ollam
 export type UpstreamFlavor = (typeof UPSTREAM_FLAVORS)[number];
 
 /**
- * Canonical-request fields the gateway keeps for itself (the search and promptcache plugins', and the
- * client's thinking switch, sent as the flavor's own field); never sent as they are, whatever the config says.
+ * The canonical request's gateway-side fields (`ChatRequest.gateway`: the search and promptcache plugins', and
+ * the client's thinking switch, sent as the flavor's own field); never sent as they are, whatever the config says.
  */
 export const GATEWAY_FIELDS: readonly string[] = [
   'web_search',

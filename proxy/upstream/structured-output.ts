@@ -16,7 +16,7 @@ export function refuseUnenforcedFormat(request: ChatRequest, fields: UpstreamFie
   const format = request.response_format;
   const type = typeof format === 'object' && format !== null ? (format as { type?: unknown }).type : undefined;
   if (typeof type !== 'string' || !CONSTRAINING.has(type)) return;
-  const param = request.response_format_param ?? 'response_format';
+  const param = request.gateway?.response_format_param ?? 'response_format';
   const what = type === 'json_schema' ? 'a JSON schema' : 'JSON output';
   throw new GatewayError(
     'GW_ERR_REQUEST_INVALID',

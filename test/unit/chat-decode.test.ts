@@ -159,5 +159,16 @@ t.test("the encoders get the client's stream_options as the echo", async (t) => 
 });
 
 t.test("a chat body cannot set the promptcache plugin's gateway-side field", async (t) => {
-  t.notOk('cache_blocks' in decode({ ...valid, cache_blocks: [{ place: 't', block: {}, mark: {}, param: 'x' }] }));
+  t.same(decode({ ...valid, cache_blocks: [{ place: 't', block: {}, mark: {}, param: 'x' }] }), valid);
 });
+
+t.test(
+  'fields the canonical request does not model are kept apart as extra_fields (sent where upstream.extra_fields lists them)',
+  async (t) => {
+    const kwargs = { enable_thinking: false };
+    t.same(decode({ ...valid, min_p: 0.1, chat_template_kwargs: kwargs, ignore_eos: null }), {
+      ...valid,
+      extra_fields: { min_p: 0.1, chat_template_kwargs: kwargs },
+    });
+  },
+);

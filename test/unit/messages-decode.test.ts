@@ -122,7 +122,7 @@ t.test(
       ],
     });
     t.same(request.messages[1], { role: 'assistant', content: 'a', reasoning_content: 'hmm' });
-    t.same(request.thinking_replay, [{ param: 'messages[1].content[0]', thinking: 'hmm', signature: 's' }]);
+    t.same(request.gateway?.thinking_replay, [{ param: 'messages[1].content[0]', thinking: 'hmm', signature: 's' }]);
   },
 );
 
@@ -144,7 +144,7 @@ t.test('unsigned thinking and redacted_thinking blocks are accepted and kept out
     ],
   });
   t.same(request.messages[1], { role: 'assistant', content: 'a' });
-  t.equal(request.thinking_replay, undefined);
+  t.equal(request.gateway?.thinking_replay, undefined);
 });
 
 t.test('image and document blocks are refused with 400 naming the block, never dropped', async (t) => {
@@ -191,7 +191,7 @@ t.test(
     ]);
     const search = decode({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] });
     t.equal(search.tools, undefined, 'the search plugin adds its function');
-    t.same(search.web_search, {
+    t.same(search.gateway?.web_search, {
       max_uses: 5,
       context_size: 'medium',
       unavailable: {
@@ -245,7 +245,7 @@ t.test(
       top_p: 0.9,
       top_k: 20,
       stop: ['END'],
-      enable_thinking: true,
+      gateway: { enable_thinking: true },
     });
   },
 );
@@ -290,7 +290,7 @@ t.test('the search tool: max_uses, domains (not both), user_location, its name; 
         user_location: { type: 'approximate', city: 'Lisbon', country: 'PT' },
       },
     ],
-  }).web_search;
+  }).gateway?.web_search;
   t.match(options, {
     max_uses: 2,
     allowed_domains: ['a.example'],
@@ -321,10 +321,11 @@ t.test(
     const options = decode({
       ...base,
       tools: [{ ...tool, allowed_domains: ['docs.example'], blocked_domains: [] }],
-    }).web_search;
+    }).gateway?.web_search;
     t.same(options?.allowed_domains, ['docs.example']);
     t.equal(options?.blocked_domains, undefined, 'an empty list is not set');
-    const both = decode({ ...base, tools: [{ ...tool, allowed_domains: [], blocked_domains: [] }] }).web_search;
+    const both = decode({ ...base, tools: [{ ...tool, allowed_domains: [], blocked_domains: [] }] }).gateway
+      ?.web_search;
     t.equal(both?.allowed_domains, undefined);
     t.equal(both?.blocked_domains, undefined);
   },
@@ -368,7 +369,7 @@ t.test(
       { role: 'assistant', content: 'A says so [1].' },
       { role: 'user', content: 'more' },
     ]);
-    t.same(request.web_search_replay, [
+    t.same(request.gateway?.web_search_replay, [
       { tool_call_id: 'srvtoolu_1', param: 'messages[1].content[2]', content: result.content },
     ]);
     const fetch = refusal(() =>
@@ -400,7 +401,7 @@ t.test("the encoders get the client's stop sequences as the echo", async (t) => 
 t.test(
   "cache marks: the prompt's blocks in cache order travel in the canonical request, only when some block is marked",
   async (t) => {
-    t.equal(decode(base).cache_blocks, undefined);
+    t.equal(decode(base).gateway?.cache_blocks, undefined);
     const tools = [{ name: 'f', input_schema: { type: 'object' } }];
     const request = decode({
       ...base,
@@ -411,7 +412,7 @@ t.test(
         { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
       ],
     });
-    const blocks = request.cache_blocks ?? [];
+    const blocks = request.gateway?.cache_blocks ?? [];
     t.same(
       blocks.map((block) => [block.place, block.param, block.mark]),
       [

@@ -14,7 +14,7 @@ const withTool = (tool: Record<string, unknown>) => ({
   messages: [{ role: 'user', content: 'search: lisbon weather' }],
   tools: [{ name: 'web_search', ...tool }],
 });
-const searchOf = (tool: Record<string, unknown>) => decoders.decode(withTool(tool)).request.web_search;
+const searchOf = (tool: Record<string, unknown>) => decoders.decode(withTool(tool)).request.gateway?.web_search;
 const COMMON = {
   max_uses: 3,
   allowed_domains: ['weather.example'],

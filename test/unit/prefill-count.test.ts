@@ -97,8 +97,8 @@ t.test('the template is cut after the last occurrence of the text, as transforme
 
 // Last: loading the tiktoken encoding takes seconds, past the sim's keep-alive.
 t.test('the tiktoken approximation renders the continuation too (no end of turn, no generation prompt)', async (t) => {
-  const closed = { ...prefilled };
-  delete closed.prefill;
+  const closed = { ...prefilled, gateway: { ...prefilled.gateway } };
+  delete closed.gateway.prefill;
   t.equal(
     (await tiktoken.count(closed)) - (await tiktoken.count(prefilled)),
     5,

@@ -16,13 +16,13 @@ t.test(
   'a trailing assistant message with text is a prefill, on /v1/messages (and its count) and on chat',
   async (t) => {
     const body = { model: MODEL, max_tokens: 50, messages: [hello, { role: 'assistant', content: 'Sure:' }] };
-    t.equal(messages.decode(body).request.prefill, 'Sure:');
+    t.equal(messages.decode(body).request.gateway?.prefill, 'Sure:');
     const { max_tokens: _, ...count } = body;
-    t.equal(messages.decodeCount(count).prefill, 'Sure:');
-    t.equal(chat({ model: MODEL, messages: body.messages }).request.prefill, 'Sure:');
+    t.equal(messages.decodeCount(count).gateway?.prefill, 'Sure:');
+    t.equal(chat({ model: MODEL, messages: body.messages }).request.gateway?.prefill, 'Sure:');
     t.equal(
       messages.decode({ ...body, messages: [hello, { role: 'assistant', content: [{ type: 'text', text: '{' }] }] })
-        .request.prefill,
+        .request.gateway?.prefill,
       '{',
       'text blocks',
     );
@@ -47,7 +47,8 @@ t.test(
 t.test("a client's own `prefill` field never stands: the messages decide", async (t) => {
   t.notOk('prefill' in chat({ model: MODEL, messages: [hello], prefill: 'injected' }).request);
   t.equal(
-    chat({ model: MODEL, messages: [hello, { role: 'assistant', content: 'Sure:' }], prefill: 'x' }).request.prefill,
+    chat({ model: MODEL, messages: [hello, { role: 'assistant', content: 'Sure:' }], prefill: 'x' }).request.gateway
+      ?.prefill,
     'Sure:',
   );
 });

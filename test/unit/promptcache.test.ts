@@ -18,7 +18,7 @@ import { GatewayError } from '../../core/errors.js';
 const decoders = createMessagesDecoders('m', 8000);
 /** The prefixes of a message-dialect body, as the plugin gets them: from the decoded request's cache blocks. */
 const cachePrefixes = (body: unknown): CachePrefixes | undefined =>
-  prefixesOfBlocks(decoders.decode(body).request.cache_blocks ?? []);
+  prefixesOfBlocks(decoders.decode(body).request.gateway?.cache_blocks ?? []);
 
 const mark = { type: 'ephemeral' };
 const tool = (name: string, extra: object = {}) => ({

@@ -142,7 +142,7 @@ t.test('open: the content is reasoning from its start until </think> (the templa
 });
 
 t.test('open with thinking off: as auto, only an echoed empty block is cut', async (t) => {
-  const policy = tagPolicy('open', { model: 'm', messages: [], enable_thinking: false }, true)!;
+  const policy = tagPolicy('open', { model: 'm', messages: [], gateway: { enable_thinking: false } }, true)!;
   t.same(whole(policy, 'Okay</think>Yes'), { role: 'assistant', content: 'Okay</think>Yes' });
   t.same(whole(policy, '<think>\n\n</think>\n\nYes'), { role: 'assistant', content: 'Yes' });
 });

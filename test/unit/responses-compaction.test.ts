@@ -72,7 +72,7 @@ t.test('a compaction request offers the model none of the tools, so the answer i
   t.equal(chat.tools, undefined);
   t.equal(chat.tool_choice, undefined);
   t.equal(chat.parallel_tool_calls, undefined);
-  t.equal(chat.web_search, undefined);
+  t.equal(chat.gateway?.web_search, undefined);
   t.ok(
     request({ input: [{ role: 'user', content: 'Fix the build.' }], tools: [SHELL] }).tools,
     'other requests keep them',

@@ -160,7 +160,7 @@ t.test('fields real clients send are accepted and ignored; reasoning.effort is t
     },
     off,
   );
-  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }], enable_thinking: true });
+  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }], gateway: { enable_thinking: true } });
 });
 
 t.test('text.format json_schema becomes the upstream response_format', async (t) => {
@@ -247,7 +247,7 @@ t.test(
     for (const type of ['web_search', 'web_search_preview']) {
       const request = decodeResponses({ model: MODEL, input: 'x', tools: [{ type }] }, off);
       t.equal(request.tools, undefined);
-      t.match(request.web_search, {
+      t.match(request.gateway?.web_search, {
         max_uses: 5,
         context_size: 'medium',
         unavailable: { param: 'tools[0].type', message: /search is not enabled/i },
@@ -267,7 +267,7 @@ t.test(
         ],
       },
       off,
-    ).web_search;
+    ).gateway?.web_search;
     t.match(options, { context_size: 'low', allowed_domains: ['a.example'], user_location: { city: 'Paris' } });
     t.equal(
       rejection({ model: MODEL, input: 'x', tools: [{ type: 'web_search' }, { type: 'web_search_preview' }] }).param,

@@ -33,13 +33,13 @@ const STRICT_SCHEMA_FORMAT = { type: 'json_schema', json_schema: { name: 'output
 t.test('messages: output_config.format becomes a strict json_schema response_format', async (t) => {
   const request = decodeMessages({ output_config: { format: { type: 'json_schema', schema: SCHEMA } } });
   t.same(request.response_format, STRICT_SCHEMA_FORMAT);
-  t.equal(request.response_format_param, 'output_config.format');
+  t.equal(request.gateway?.response_format_param, 'output_config.format');
 });
 
 t.test('messages: the older top-level output_format is read the same way', async (t) => {
   const request = decodeMessages({ output_format: { type: 'json_schema', schema: SCHEMA } });
   t.same(request.response_format, STRICT_SCHEMA_FORMAT);
-  t.equal(request.response_format_param, 'output_format');
+  t.equal(request.gateway?.response_format_param, 'output_format');
 });
 
 t.test('messages: output_config.format and output_format together are a 400', async (t) => {
@@ -96,8 +96,8 @@ t.test(
     );
     t.equal(refusal(() => decodeMessages({ output_config: { effort: 3 } })).status, 400);
     const off = decodeMessages({ output_config: { effort: 'low' }, thinking: { type: 'disabled' } });
-    t.equal(off.enable_thinking, false);
-    t.equal(decodeMessages({ output_config: { effort: 'low' } }).enable_thinking, undefined);
+    t.equal(off.gateway?.enable_thinking, false);
+    t.equal(decodeMessages({ output_config: { effort: 'low' } }).gateway?.enable_thinking, undefined);
   },
 );
 
@@ -109,7 +109,7 @@ t.test('responses: text.format json_schema and json_object become response_forma
     type: 'json_schema',
     json_schema: { name: 'weather', schema: SCHEMA, strict: true },
   });
-  t.equal(schema.response_format_param, 'text.format');
+  t.equal(schema.gateway?.response_format_param, 'text.format');
   const object = decodeResponses({ text: { format: { type: 'json_object' } } });
   t.same(object.response_format, { type: 'json_object' });
   t.equal(decodeResponses({ text: { format: { type: 'text' } } }).response_format, undefined);

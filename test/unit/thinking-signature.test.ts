@@ -28,13 +28,13 @@ t.test('the same text signed twice gives the same signature (a replay is compare
 const replayed = (signature: string): ChatRequest => ({
   model: 'm',
   messages: [{ role: 'assistant', content: 'a', reasoning_content: 'hmm' }],
-  thinking_replay: [{ param: 'messages[1].content[0]', thinking: 'hmm', signature }],
+  gateway: { thinking_replay: [{ param: 'messages[1].content[0]', thinking: 'hmm', signature }] },
 });
 
 t.test('replayed thinking that verifies passes, and the gateway-side list is removed', async (t) => {
   const request = replayed(signer.sign('hmm'));
   checkThinkingReplay(request, signer);
-  t.equal(request.thinking_replay, undefined);
+  t.equal(request.gateway?.thinking_replay, undefined);
   t.same(request.messages[0], { role: 'assistant', content: 'a', reasoning_content: 'hmm' });
 });
 

@@ -13,11 +13,11 @@ const chat = createChatDecoder({ modelId: MODEL, maxOutputTokens: 32768 });
 
 const messagesSwitch = (thinking: unknown): unknown =>
   messages.decode({ model: MODEL, max_tokens: 2000, messages: [{ role: 'user', content: 'Hi' }], thinking }).request
-    .enable_thinking;
+    .gateway?.enable_thinking;
 const responsesSwitch = (reasoning: unknown): unknown =>
-  responses({ model: MODEL, input: 'Hi', reasoning }).request.enable_thinking;
+  responses({ model: MODEL, input: 'Hi', reasoning }).request.gateway?.enable_thinking;
 const chatSwitch = (fields: Record<string, unknown>): unknown =>
-  chat({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], ...fields }).request.enable_thinking;
+  chat({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], ...fields }).request.gateway?.enable_thinking;
 
 t.test('messages: enabled and adaptive turn thinking on, disabled off, none leaves the default', async (t) => {
   t.equal(messagesSwitch({ type: 'enabled', budget_tokens: 1024 }), true);
@@ -84,7 +84,7 @@ t.test('chat: a body cannot set the gateway-side thinking_replay', async (t) => 
     messages: [{ role: 'user', content: 'Hi' }],
     thinking_replay: [{ param: 'x', thinking: 'y', signature: 'z' }],
   }).request;
-  t.equal(request.thinking_replay, undefined);
+  t.equal(request.gateway?.thinking_replay, undefined);
 });
 
 t.test(

@@ -68,11 +68,12 @@ t.test('the system prompt counts', async (t) => {
 t.test('vLLM template extras in the request change the count as they change the prompt upstream', async (t) => {
   const base = { model: 'qwen3-8b', messages: [{ role: 'user' as const, content: 'Hi' }] };
   t.equal(
-    await counter.count({ ...base, add_generation_prompt: false }),
-    await simTokenizeCount(sim, { ...base, add_generation_prompt: false }),
+    await counter.count({ ...base, extra_fields: { add_generation_prompt: false } }),
+    await simTokenizeCount(sim, { ...base, extra_fields: { add_generation_prompt: false } }),
   );
   t.equal(
-    (await counter.count({ ...base, chat_template_kwargs: { enable_thinking: false } })) - (await counter.count(base)),
+    (await counter.count({ ...base, extra_fields: { chat_template_kwargs: { enable_thinking: false } } })) -
+      (await counter.count(base)),
     4,
     '<think>\\n\\n</think>\\n\\n',
   );

@@ -111,7 +111,7 @@ export const REQUESTS: Record<string, ChatRequest> = {
   'thinking disabled': {
     model: 'qwen3-8b',
     messages: [{ role: 'user', content: 'Hi' }],
-    chat_template_kwargs: { enable_thinking: false },
+    extra_fields: { chat_template_kwargs: { enable_thinking: false } },
   },
   long: {
     model: 'qwen3-8b',
@@ -151,14 +151,23 @@ async function postJson(sim: RunningSim, path: string, body: unknown): Promise<R
 
 /** The sim's /tokenize count of the request's messages and tools (and template extras). */
 export async function simTokenizeCount(sim: RunningSim, request: ChatRequest): Promise<number> {
-  const { model: _model, ...rest } = request;
-  return (await postJson(sim, '/tokenize', { model: SERVED_MODEL, ...rest })).count as number;
+  return (await postJson(sim, '/tokenize', { ...wireBody(request), model: SERVED_MODEL })).count as number;
 }
 
 /** usage.prompt_tokens of the same request sent to the sim's chat completions. */
 export async function simPromptTokens(sim: RunningSim, request: ChatRequest): Promise<number> {
-  const body = await postJson(sim, '/v1/chat/completions', { ...request, model: SERVED_MODEL, max_tokens: 1 });
+  const body = await postJson(sim, '/v1/chat/completions', {
+    ...wireBody(request),
+    model: SERVED_MODEL,
+    max_tokens: 1,
+  });
   return (body.usage as { prompt_tokens: number }).prompt_tokens;
+}
+
+/** A canonical request as a client's body: its extra fields at the top level. */
+function wireBody(request: ChatRequest): Record<string, unknown> {
+  const { extra_fields: extra, ...fields } = request;
+  return { ...fields, ...extra };
 }
 
 /** The GatewayError a count fails with (anything else is rethrown). */

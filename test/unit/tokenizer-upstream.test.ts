@@ -84,7 +84,7 @@ t.test(
       ...REQUESTS.tools!,
       max_tokens: 5,
       temperature: 0.2,
-      chat_template_kwargs: { enable_thinking: false },
+      extra_fields: { chat_template_kwargs: { enable_thinking: false } },
     });
     const seen = sim.requests().find((r) => r.path === '/tokenize');
     t.equal(seen?.headers.authorization, 'Bearer sk-upstream');

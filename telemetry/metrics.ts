@@ -75,6 +75,7 @@ export class GatewayMetrics {
 
   readonly requests: Counter;
   readonly openStreams: Gauge;
+  readonly streamsWaitingForClient: Gauge;
   readonly requestDuration: BoundHistogram<string>;
   readonly timeToFirstToken: BoundHistogram<string>;
   readonly timePerOutputToken: BoundHistogram<string>;
@@ -105,6 +106,11 @@ export class GatewayMetrics {
     this.openStreams = new Gauge({
       name: 'gateway_open_streams',
       help: 'Streamed responses being sent (SSE and WebSocket).',
+      registers,
+    });
+    this.streamsWaitingForClient = new Gauge({
+      name: 'gateway_streams_waiting_for_client',
+      help: "Streamed responses paused because the client's socket is full (the upstream is not read until it drains).",
       registers,
     });
     this.requestDuration = new BoundHistogram({

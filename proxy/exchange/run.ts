@@ -7,6 +7,7 @@ import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { GatewayTracing } from '../../telemetry/tracing.js';
 import { CompletionAccumulator } from '../stream/accumulate.js';
 import { AnswerWatch } from '../stream/answer-watch.js';
+import { countClientWaits } from '../stream/client-wait.js';
 import type { ChatCompletion, ChatRequest, JsonObject } from '../../core/canonical.js';
 import type { Chain } from './chain.js';
 import type { Dialect, StreamEncoder, WireProfile } from '../../core/dialect.js';
@@ -200,12 +201,15 @@ async function generate(
   }
   const events = await runtime.chain.generate(exchange);
   if (exchange.stream) {
-    const openStreams = runtime.metrics?.openStreams;
-    openStreams?.inc();
+    const metrics = runtime.metrics;
+    if (metrics === undefined) return door.sendStream(exchange, dialect.streamEncoder(exchange, echo), events);
+    const counted = countClientWaits(events, metrics.streamsWaitingForClient);
+    metrics.openStreams.inc();
     try {
-      return await door.sendStream(exchange, dialect.streamEncoder(exchange, echo), events);
+      return await door.sendStream(exchange, dialect.streamEncoder(exchange, echo), counted.events);
     } finally {
-      openStreams?.dec();
+      metrics.openStreams.dec();
+      counted.release();
     }
   }
   const completion = await collect(events);

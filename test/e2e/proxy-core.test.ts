@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import t from 'tap';
+import { scrape, sumOf } from '../helpers/prometheus-text.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const tagPlugin = join(process.cwd(), 'test/fixtures/tag-plugin.mjs');
@@ -11,6 +12,7 @@ t.before(async () => {
     // The tag plugin adds `metadata_tags` to the request; the operator lets it reach the upstream.
     yaml: `upstream:\n  api_key: upstream-secret\n  forward_headers: [x-sim-itl-ms, x-sim-output-tokens, x-sim-fault]\n  extra_fields: [metadata_tags]\nplugins:\n  - path: ${tagPlugin}\n    options: { tag: one }\n  - path: ${tagPlugin}\n    options: { tag: two }\n`,
     sim: { apiKey: 'upstream-secret', maxModelLen: 1_000_000 },
+    env: { GATEWAY_METRICS_PORT: '0' },
   });
 });
 t.teardown(() => stack.close());
@@ -22,6 +24,11 @@ const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/c
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
+
+/** Once the gateway's gauge of streams paused for their client reads `count` (scraped until it does). */
+async function waitingForClient(count: number): Promise<void> {
+  while (sumOf(await scrape(stack.gateway.metricsUrl!), 'gateway_streams_waiting_for_client') !== count);
+}
 
 t.test('GET /health answers 200 when the gateway is ready', async (t) => {
   const response = await fetch(`${stack.gateway.url}/health`);
@@ -106,15 +113,15 @@ t.test("a client that stops reading holds the upstream back (backpressure), not 
   const response = await post({ ...hello, stream: true }, { 'x-sim-output-tokens': '200000' });
   const reader = response.body!.getReader();
   await reader.read();
-  // The one window left in the tests: the claim is that something does not happen (the upstream is
-  // not read on), and no event marks a stream that stays held. A gateway that buffered would have
-  // pulled the 45 MB through loopback well within it; a slower machine only makes the claim stricter.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  const { bytesSent, inFlight } = stack.sim.stats();
+  // The gateway pauses the stream for the client's 'drain' (a gateway that buffered never would, and
+  // tap's timeout would fail the test), and the upstream then waits for 'drain' in turn.
+  await waitingForClient(1);
+  const { bytesSent, inFlight } = await stack.sim.until((stats) => stats.waitingForDrain === 1);
   t.ok(bytesSent < 20_000_000, `the upstream was held back after ${(bytesSent / 1e6).toFixed(1)} MB of about 45 MB`);
   t.equal(inFlight, 1, 'and has not finished');
   await reader.cancel();
   await stack.sim.until((stats) => stats.inFlight === 0);
+  await waitingForClient(0);
 });
 
 t.test('a client that disconnects aborts the upstream request', async (t) => {

@@ -41,10 +41,11 @@ export const rateLimitPlugin = definePlugin<RateLimitOptions>({
     };
     return new RateLimiter({
       window: await openWindow(backend, context, windowSeconds),
-      tiers: new TierCache(standing, tiersOf(limits.tiers), tierCacheMs),
+      tiers: new TierCache(standing, tiersOf(limits.tiers), tierCacheMs, context.now),
       headers: new RateLimitHeaders(limits.header_prefix),
       notifier: context.notifier,
       metrics: context.metrics,
+      now: context.now,
     });
   },
 });
@@ -59,9 +60,9 @@ async function openWindow(
     throw new ConfigError(
       "plugin ratelimit: backend 'redis' needs redis.url or redis.cluster (or GATEWAY_REDIS_URL, GATEWAY_REDIS_CLUSTER)",
     );
-  if (client === undefined) return new MemoryWindow(windowSeconds);
+  if (client === undefined) return new MemoryWindow(windowSeconds, context.now);
   try {
-    return await redisWindow(client, context.config.redis.key_prefix ?? 'gateway:', windowSeconds);
+    return await redisWindow(client, context.config.redis.key_prefix ?? 'gateway:', windowSeconds, context.now);
   } catch (error) {
     const key = context.config.redis.cluster === undefined ? 'redis.url' : 'redis.cluster';
     throw new ConfigError(

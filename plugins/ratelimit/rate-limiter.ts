@@ -46,6 +46,8 @@ export interface RateLimiterParts {
   headers: RateLimitHeaders;
   notifier: LimitNotifier;
   metrics: GatewayMetrics | undefined;
+  /** The clock of the windows' resets (the plugin context's). */
+  now: () => number;
 }
 
 /** The `limit` label of `gateway_rate_limit_rejections_total` for each counter. */
@@ -70,6 +72,7 @@ export class RateLimiter implements Plugin {
   readonly #headers: RateLimitHeaders;
   readonly #notifier: LimitNotifier;
   readonly #metrics: GatewayMetrics | undefined;
+  readonly #now: () => number;
 
   constructor(parts: RateLimiterParts) {
     this.#window = parts.window;
@@ -77,6 +80,7 @@ export class RateLimiter implements Plugin {
     this.#headers = parts.headers;
     this.#notifier = parts.notifier;
     this.#metrics = parts.metrics;
+    this.#now = parts.now;
   }
 
   /**
@@ -100,8 +104,9 @@ export class RateLimiter implements Plugin {
     // when it is not, its lookup and the counters go together.
     let tier = this.#tiers.known(orgId);
     let counts: Counts;
-    if (tier !== undefined) counts = await this.#window.open(orgId, requests);
-    else [tier, counts] = await Promise.all([this.#tiers.tierOf(orgId), this.#window.open(orgId, requests)]);
+    if (tier !== undefined) counts = await this.#window.open(orgId, requests, exchange.log);
+    else
+      [tier, counts] = await Promise.all([this.#tiers.tierOf(orgId), this.#window.open(orgId, requests, exchange.log)]);
     const state: RateLimitState = { orgId, tier, counts };
     exchange.locals.rateLimit = state;
     this.#headers.write(exchange.responseHeaders, tier, counts);
@@ -120,13 +125,13 @@ export class RateLimiter implements Plugin {
     const limit = tier.inputTokensPerMinute;
     const estimate = exchange.inputEstimate;
     // Refused, the estimate goes back in the same step, so that a refused request takes nothing from the window.
-    const { admitted, input } = await this.#window.chargeInput(orgId, estimate, limit);
+    const { admitted, input } = await this.#window.chargeInput(orgId, estimate, limit, exchange.log);
     state.counts.input = input;
     this.#headers.writeCounter(exchange.responseHeaders, tier, 'input', input);
     this.#writeClientSignal(exchange, state, !admitted);
     if (!admitted) {
       if (estimate > limit) {
-        writeRetryAfter(exchange.responseHeaders, input.resetAt - Date.now());
+        writeRetryAfter(exchange.responseHeaders, input.resetAt - this.#now());
         exchange.responseHeaders['x-should-retry'] = 'false';
         this.#counted(orgId, 'input');
         throw inputTooLargeError(tier, this.#window.windowMs, estimate);
@@ -167,12 +172,12 @@ export class RateLimiter implements Plugin {
     used: { estimate: number; windowEnd: number; prompt: number | undefined; output: number },
   ): Promise<void> {
     const difference = used.prompt === undefined ? 0 : used.prompt - used.estimate;
-    const inputChange = difference !== 0 && Date.now() < used.windowEnd ? difference : undefined;
+    const inputChange = difference !== 0 && this.#now() < used.windowEnd ? difference : undefined;
     const outputChange = used.output > 0 ? used.output : undefined;
     if (inputChange === undefined && outputChange === undefined) return;
     const { orgId, tier } = state;
     try {
-      const settled = await this.#window.settle(orgId, inputChange, outputChange);
+      const settled = await this.#window.settle(orgId, inputChange, outputChange, exchange.log);
       const headers = exchange.res.headersSent ? undefined : exchange.responseHeaders;
       if (settled.input !== undefined) {
         state.counts.input = settled.input;
@@ -199,7 +204,7 @@ export class RateLimiter implements Plugin {
 
   /** The 429 for a counter: retry-after until its window resets, and the message naming the limit. */
   #reject(exchange: Exchange, state: RateLimitState, kind: CounterKind, detail?: string): GatewayError {
-    const retryMs = state.counts[kind].resetAt - Date.now();
+    const retryMs = state.counts[kind].resetAt - this.#now();
     writeRetryAfter(exchange.responseHeaders, retryMs);
     this.#writeClientSignal(exchange, state, true);
     this.#counted(state.orgId, kind);

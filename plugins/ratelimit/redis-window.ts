@@ -8,7 +8,15 @@ import { once } from 'node:events';
 import type { RedisClient } from '../../store/redis-client.js';
 import { MemoryWindow } from './memory-window.js';
 import { CHARGE_INPUT, counterKey, OPEN, SETTLE } from './redis-scripts.js';
-import { boundedAmount, type Count, type Counts, type InputCharge, type RateWindow, type Settled } from './window.js';
+import {
+  boundedAmount,
+  type Count,
+  type Counts,
+  type InputCharge,
+  type RateWindow,
+  type Settled,
+  type WindowLog,
+} from './window.js';
 
 /** How long the start waits for Redis before giving up (the node does not start without its counters). */
 const READY_TIMEOUT_MS = 10_000;
@@ -25,9 +33,14 @@ type Reply = ReadonlyArray<number | null>;
  */
 export const RETRY_REDIS_AFTER_MS = 1000;
 
-export async function redisWindow(client: RedisClient, keyPrefix: string, windowSeconds: number): Promise<RateWindow> {
+export async function redisWindow(
+  client: RedisClient,
+  keyPrefix: string,
+  windowSeconds: number,
+  now: () => number = Date.now,
+): Promise<RateWindow> {
   if (client.status !== 'ready') await once(client, 'ready', { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
-  return new RedisWindow(client, keyPrefix, windowSeconds);
+  return new RedisWindow(client, keyPrefix, windowSeconds, now);
 }
 
 export class RedisWindow implements RateWindow {
@@ -42,8 +55,9 @@ export class RedisWindow implements RateWindow {
   readonly #fallback: MemoryWindow;
   /** Organizations whose last script failed, and when to ask Redis again. */
   readonly #failedUntil = new Map<string, number>();
+  readonly #now: () => number;
 
-  constructor(client: RedisClient, keyPrefix: string, windowSeconds: number) {
+  constructor(client: RedisClient, keyPrefix: string, windowSeconds: number, now: () => number = Date.now) {
     this.windowMs = windowSeconds * 1000;
     this.#client = client;
     this.#keyPrefix = keyPrefix;
@@ -51,10 +65,11 @@ export class RedisWindow implements RateWindow {
     this.#open = defineScript(client, 'gatewayRateOpen', 3, OPEN);
     this.#chargeInput = defineScript(client, 'gatewayRateChargeInput', 1, CHARGE_INPUT);
     this.#settle = defineScript(client, 'gatewayRateSettle', 2, SETTLE);
-    this.#fallback = new MemoryWindow(windowSeconds);
+    this.#fallback = new MemoryWindow(windowSeconds, now);
+    this.#now = now;
   }
 
-  async open(orgId: string, requests: number): Promise<Counts> {
+  async open(orgId: string, requests: number, log?: WindowLog): Promise<Counts> {
     if (!this.#useRedis(orgId)) return this.#fallback.open(orgId, requests);
     let reply: Reply;
     try {
@@ -65,11 +80,10 @@ export class RedisWindow implements RateWindow {
         this.#windowSeconds,
         String(boundedAmount(requests)),
       )) as Reply;
-    } catch {
-      this.#failedUntil.set(orgId, Date.now() + RETRY_REDIS_AFTER_MS);
-      return this.#fallback.open(orgId, requests);
+    } catch (error) {
+      return this.#fallBack(orgId, error, log).open(orgId, requests);
     }
-    const now = Date.now();
+    const now = this.#now();
     return {
       requests: countOf(reply[0], reply[1], now),
       input: countOf(reply[2], reply[3], now),
@@ -77,7 +91,7 @@ export class RedisWindow implements RateWindow {
     };
   }
 
-  async chargeInput(orgId: string, estimate: number, limit: number): Promise<InputCharge> {
+  async chargeInput(orgId: string, estimate: number, limit: number, log?: WindowLog): Promise<InputCharge> {
     if (!this.#useRedis(orgId)) return this.#fallback.chargeInput(orgId, estimate, limit);
     let reply: Reply;
     try {
@@ -87,14 +101,18 @@ export class RedisWindow implements RateWindow {
         String(boundedAmount(estimate)),
         String(limit),
       )) as Reply;
-    } catch {
-      this.#failedUntil.set(orgId, Date.now() + RETRY_REDIS_AFTER_MS);
-      return this.#fallback.chargeInput(orgId, estimate, limit);
+    } catch (error) {
+      return this.#fallBack(orgId, error, log).chargeInput(orgId, estimate, limit);
     }
-    return { admitted: reply[0] === 1, input: countOf(reply[1], reply[2], Date.now()) };
+    return { admitted: reply[0] === 1, input: countOf(reply[1], reply[2], this.#now()) };
   }
 
-  async settle(orgId: string, input: number | undefined, output: number | undefined): Promise<Settled> {
+  async settle(
+    orgId: string,
+    input: number | undefined,
+    output: number | undefined,
+    log?: WindowLog,
+  ): Promise<Settled> {
     if (input === undefined && output === undefined) return {};
     if (!this.#useRedis(orgId)) return this.#fallback.settle(orgId, input, output);
     let reply: Reply;
@@ -106,22 +124,31 @@ export class RedisWindow implements RateWindow {
         input === undefined ? '' : String(boundedAmount(input)),
         output === undefined ? '' : String(boundedAmount(output)),
       )) as Reply;
-    } catch {
-      this.#failedUntil.set(orgId, Date.now() + RETRY_REDIS_AFTER_MS);
-      return this.#fallback.settle(orgId, input, output);
+    } catch (error) {
+      return this.#fallBack(orgId, error, log).settle(orgId, input, output);
     }
-    const now = Date.now();
+    const now = this.#now();
     const settled: Settled = {};
     if (input !== undefined) settled.input = countOf(reply[0], reply[1], now);
     if (output !== undefined) settled.output = countOf(reply[2], reply[3], now);
     return settled;
   }
 
+  /** A script failed (Redis gone, or it did not answer within the client's command timeout): memory for a while. */
+  #fallBack(orgId: string, error: unknown, log: WindowLog | undefined): MemoryWindow {
+    this.#failedUntil.set(orgId, this.#now() + RETRY_REDIS_AFTER_MS);
+    log?.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      `ratelimit: Redis failed; this node counts the organization in its own memory for ${RETRY_REDIS_AFTER_MS} ms`,
+    );
+    return this.#fallback;
+  }
+
   #useRedis(orgId: string): boolean {
     if (this.#client.status !== 'ready') return false;
     const until = this.#failedUntil.get(orgId);
     if (until === undefined) return true;
-    if (Date.now() < until) return false;
+    if (this.#now() < until) return false;
     this.#failedUntil.delete(orgId);
     return true;
   }

@@ -29,17 +29,19 @@ export class TierCache {
   readonly #lookup: SpendLookup;
   readonly #tiers: readonly Tier[];
   readonly #ttlMs: number;
+  readonly #now: () => number;
 
-  constructor(lookup: SpendLookup, tiers: readonly Tier[], ttlMs: number) {
+  constructor(lookup: SpendLookup, tiers: readonly Tier[], ttlMs: number, now: () => number = Date.now) {
     this.#lookup = lookup;
     this.#tiers = tiers;
     this.#ttlMs = ttlMs;
+    this.#now = now;
   }
 
   /** The organization's tier if this node knows it now, else undefined (then ask `tierOf`). */
   known(orgId: string): Tier | undefined {
     const hit = this.#entries.get(orgId);
-    return hit !== undefined && hit.until > Date.now() ? hit.known : undefined;
+    return hit !== undefined && hit.until > this.#now() ? hit.known : undefined;
   }
 
   /** The organization's balance as the cached lookup read it (at most the cache's lifetime old), if known. */
@@ -49,7 +51,7 @@ export class TierCache {
 
   /** The organization's tier; concurrent requests of one organization share one lookup. */
   tierOf(orgId: string): Promise<Tier> {
-    const now = Date.now();
+    const now = this.#now();
     const hit = this.#entries.get(orgId);
     if (hit !== undefined && hit.until > now) return hit.tier;
     const tier = this.#lookup(orgId).then((standing) => {

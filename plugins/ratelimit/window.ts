@@ -3,6 +3,11 @@
 // The operations are the limiter's three phases, so that each is one atomic step and, with Redis, one
 // round trip: the start of a call, its input estimate, and its settlement.
 
+/** Where a backend that could not count as usual says so (the request's log): Redis did not answer. */
+export interface WindowLog {
+  warn(fields: { err: string }, message: string): void;
+}
+
 /** The three things counted per organization and window (spec §8.1). */
 export type CounterKind = 'requests' | 'input' | 'output';
 
@@ -38,14 +43,14 @@ export interface Settled {
 export interface RateWindow {
   readonly windowMs: number;
   /** The start of a call: adds `requests` (1, or 0 to only read) and reads the input and output counters. */
-  open(orgId: string, requests: number): Promise<Counts>;
+  open(orgId: string, requests: number, log?: WindowLog): Promise<Counts>;
   /** Adds the input estimate; if that takes the counter past `limit`, takes it back in the same step. */
-  chargeInput(orgId: string, estimate: number, limit: number): Promise<InputCharge>;
+  chargeInput(orgId: string, estimate: number, limit: number, log?: WindowLog): Promise<InputCharge>;
   /**
    * The end of a call: adds `input` to the input counter (the reconciliation; negative gives back) and
    * `output` to the output counter, each only when given.
    */
-  settle(orgId: string, input: number | undefined, output: number | undefined): Promise<Settled>;
+  settle(orgId: string, input: number | undefined, output: number | undefined, log?: WindowLog): Promise<Settled>;
 }
 
 /**

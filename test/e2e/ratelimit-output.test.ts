@@ -1,8 +1,9 @@
 // Output-token blocking (spec §8.3): output tokens are known only after a request, so the request that
 // crosses the limit completes; every later request of the window gets 429 with retry-after, the
-// organization is notified once, and requests resume in the next window (2 s here).
+// organization is notified once, and requests resume in the next window (2 s here, on the test's clock).
 import t, { type Test } from 'tap';
 import type { Store } from '../../store/store.js';
+import { TestClock } from '../helpers/clock.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const OUTPUT_LIMIT = 30;
@@ -19,8 +20,9 @@ plugins:
 
 let stack: Stack;
 let store: Store;
+const clock = new TestClock();
 t.before(async () => {
-  stack = await startStack({ yaml });
+  stack = await startStack({ yaml, now: clock.now });
   store = await stack.store();
 });
 t.teardown(async () => {
@@ -92,7 +94,7 @@ t.test(
     t.equal(notices(orgId).length, 1, 'the organization was notified once');
     t.match(notices(orgId)[0], { limit: OUTPUT_LIMIT, used: 40 });
 
-    await new Promise((resolve) => setTimeout(resolve, retryMs + 50));
+    clock.advance(retryMs);
     const resumed = await chat(key, echo);
     t.equal(resumed.status, 200, 'requests resume in the next window');
     t.equal(notices(orgId).length, 1, 'no new notice');

@@ -1,22 +1,13 @@
 import t from 'tap';
 import { composeChain } from '../../proxy/exchange/chain.js';
-import type { CanonicalEvent } from '../../core/canonical.js';
 import type { Exchange } from '../../core/exchange.js';
 import { iterate, streamOf } from '../../proxy/stream/event-bridges.js';
 import type { EventStream } from '../../core/event-stream.js';
 import type { Plugin } from '../../core/plugin.js';
+import { deltaEvent } from '../kit/chunks.js';
 
 function oneChunk(content: string): EventStream {
-  const event: CanonicalEvent = {
-    type: 'chunk',
-    chunk: {
-      id: 'x',
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: 'm',
-      choices: [{ index: 0, delta: { content } }],
-    },
-  };
+  const event = deltaEvent({ content });
   return streamOf(
     (async function* () {
       yield event;

@@ -1,10 +1,11 @@
 import t from 'tap';
-import type { CanonicalEvent } from '../../core/canonical.js';
+import type { CanonicalEvent, FinishReason } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { ChunkDecoder } from '../../proxy/upstream/chunk-decoder.js';
+import { chatChunk } from '../kit/chunks.js';
 
-const chunk = (delta: object, finish: string | null = null): string =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const chunk = (delta: object, finish: FinishReason | null = null): string =>
+  `data: ${JSON.stringify(chatChunk(delta, { finish_reason: finish }))}\n\n`;
 
 function decode(parts: string[], max = 4096): { events: CanonicalEvent[]; error?: GatewayError } {
   const events: CanonicalEvent[] = [];

@@ -8,6 +8,7 @@ import { isEmptyChunk } from '../../proxy/upstream/empty-chunk.js';
 import { ThinkingSeparator } from '../../proxy/upstream/thinking-separator.js';
 import { chunk, USAGE } from '../fixtures/chunks.js';
 import { framesOf } from '../kit/frames.js';
+import { chatChunk } from '../kit/chunks.js';
 
 const choice = (delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}): ChatChunkChoice => ({
   index: 0,
@@ -47,8 +48,7 @@ t.test('the chunk decoder passes on no chunk that its check left empty', async (
   const decoder = new ChunkDecoder(4096, (seen) => separator.see(seen));
   const events: CanonicalEvent[] = [];
   const sse = AFTER_THINKING.map(
-    (delta) =>
-      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [choice(delta as ChatChunkChoice['delta'])] })}\n\n`,
+    (delta) => `data: ${JSON.stringify(chatChunk(delta as ChatChunkChoice['delta'], { finish_reason: null }))}\n\n`,
   ).join('');
   decoder.push(Buffer.from(sse + 'data: [DONE]\n\n'), (event) => void events.push(event));
   t.same(

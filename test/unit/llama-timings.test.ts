@@ -5,6 +5,7 @@ import { estimateInputTokens } from '../../limits/estimate.js';
 import type { ChatChunk, ChatRequest, ChatUsage } from '../../core/canonical.js';
 import { usageFromTimings } from '../../proxy/upstream/llama-timings.js';
 import { UsageCheck } from '../../proxy/upstream/usage-check.js';
+import { chatChunk } from '../kit/chunks.js';
 
 const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'Hello' }] };
 
@@ -22,15 +23,7 @@ const TIMINGS = {
 };
 
 function chunkWith(timings: unknown, usage?: ChatUsage): ChatChunk {
-  return {
-    id: 'chatcmpl-l',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'tiny-qwen3.gguf',
-    choices: [{ index: 0, delta: { content: 'Hello' }, finish_reason: null }],
-    ...(usage ? { usage } : {}),
-    timings,
-  } as ChatChunk;
+  return { ...chatChunk({ content: 'Hello' }, { finish_reason: null }, usage), timings } as ChatChunk;
 }
 
 /** The chunk's usage once read and checked, and what the check logged. */

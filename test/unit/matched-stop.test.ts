@@ -5,16 +5,13 @@ import { stopReason } from '../../dialects/messages/stop-reason.js';
 import type { ChatChunk } from '../../core/canonical.js';
 import { readMatchedStop } from '../../proxy/upstream/matched-stop.js';
 import { upstreamCompletion } from '../../proxy/upstream/upstream-completion.js';
+import { chatChunk } from '../kit/chunks.js';
 
 /** SGLang's last content chunk, as its serving_chat streams it. */
 function sglangChunk(matched: unknown): ChatChunk {
-  return {
-    id: 'c',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'Qwen/Qwen3-8B',
-    choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop', matched_stop: matched }],
-  } as unknown as ChatChunk;
+  const chunk = chatChunk({ content: '' }, { finish_reason: 'stop' });
+  Object.assign(chunk.choices[0]!, { matched_stop: matched });
+  return chunk;
 }
 
 t.test("SGLang's matched_stop string is the stop_reason, and the message dialect reports it", async (t) => {

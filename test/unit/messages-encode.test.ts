@@ -6,24 +6,11 @@ import type { CanonicalEvent, ChatChunkChoice, ChatUsage } from '../../core/cano
 import { GatewayError } from '../../core/errors.js';
 import type { ChunkEvent } from '../fixtures/chunks.js';
 import { encodeAll, framesOf } from '../kit/frames.js';
+import { deltaEvent, usageEvent } from '../kit/chunks.js';
 
-function chunk(delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}, usage?: ChatUsage): ChunkEvent {
-  return {
-    type: 'chunk',
-    chunk: {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'Qwen/Qwen3-8B',
-      choices: [{ index: 0, delta, finish_reason: null, ...extra }],
-      ...(usage ? { usage } : {}),
-    },
-  };
-}
-const usageChunk = (usage: ChatUsage): ChunkEvent => ({
-  type: 'chunk',
-  chunk: { id: 'up', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage },
-});
+/** A chunk as vLLM streams it mid-answer: no finish reason yet unless given. */
+const chunk = (delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}, usage?: ChatUsage): ChunkEvent =>
+  deltaEvent(delta, { finish_reason: null, ...extra }, usage);
 const call = (index: number, args: string, head?: { id: string; name: string }): ChunkEvent =>
   chunk({
     tool_calls: [
@@ -137,7 +124,7 @@ t.test('text streams as one text block with text_delta, then end_turn', async (t
     chunk({ role: 'assistant', content: '' }),
     chunk({ content: 'Hel', tool_calls: [] }),
     chunk({ content: 'lo' }, { finish_reason: 'stop' }),
-    usageChunk({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }),
+    usageEvent({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 }),
   ]);
   assertWellFormed(t, events);
   t.same(events[1]!.data, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
@@ -286,7 +273,7 @@ t.test(
       chunk({ reasoning_content: 'hm', content: 'Sure.' }),
       call(0, '{"city":"Oslo"}', { id: 'c1', name: 'get_weather' }),
       chunk({}, { finish_reason: 'stop' }),
-      usageChunk({
+      usageEvent({
         prompt_tokens: 30,
         completion_tokens: 9,
         total_tokens: 39,
@@ -335,7 +322,7 @@ t.test('cache reads and the gateway-side cache writes are reported apart from in
     cache_creation: { ephemeral_5m_input_tokens: 250, ephemeral_1h_input_tokens: 100 },
   };
   const accumulator = new CompletionAccumulator();
-  accumulator.add(usageChunk(usage).chunk);
+  accumulator.add(usageEvent(usage).chunk);
   t.same(encodeMessagesBody(accumulator.result(), 'msg_1', 'qwen3-8b', [], sign).usage, expected, 'body');
   const events = encode([chunk({ content: 'Hi' }, { finish_reason: 'stop' }, usage)]);
   t.same((events[0]!.data.message as { usage: unknown }).usage, { ...expected, output_tokens: 0 }, 'message_start');

@@ -7,9 +7,10 @@ import { encodeResponsesBody } from '../../dialects/responses/encode-body.js';
 import { ResponsesStreamEncoder } from '../../dialects/responses/encode-stream.js';
 import type { ResponseContext } from '../../dialects/responses/response-object.js';
 import { CompletionAccumulator } from '../../proxy/stream/accumulate.js';
-import type { CanonicalEvent, ChatChunkChoice, ChatUsage, Citation } from '../../core/canonical.js';
+import type { CanonicalEvent, ChatUsage, Citation } from '../../core/canonical.js';
 import { encodeAll } from '../kit/frames.js';
 import type { StreamEncoder } from '../../core/dialect.js';
+import { deltaEvent, usageEvent } from '../kit/chunks.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed wire JSON, read deep and loose; t.same and t.match check it
 type Data = Record<string, any>;
@@ -18,18 +19,6 @@ interface Frame {
   data: Data;
 }
 
-function chunk(delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> = {}): CanonicalEvent {
-  return {
-    type: 'chunk',
-    chunk: {
-      id: 'up',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'm',
-      choices: [{ index: 0, delta, ...extra }],
-    },
-  };
-}
 const USAGE: ChatUsage = { prompt_tokens: 300, completion_tokens: 20, total_tokens: 320, web_search_requests: 1 };
 const source = (n: number) => ({
   url: `https://s${n}.example/`,
@@ -46,19 +35,16 @@ const cite = (n: number): Citation => ({
 
 /** Text, a search and its results, then a cited answer "Sunny [1]. Mild [2]." and the total usage. */
 const searched: CanonicalEvent[] = [
-  chunk({ role: 'assistant', content: '' }),
+  deltaEvent({ role: 'assistant', content: '' }),
   { type: 'search_call', id: 'x_1', query: 'lisbon weather' },
   { type: 'search_result', id: 'x_1', results: [source(1), source(2)] },
-  chunk({ content: 'Sunny ' }),
-  chunk({ content: '[1]' }),
+  deltaEvent({ content: 'Sunny ' }),
+  deltaEvent({ content: '[1]' }),
   { type: 'citation', marker: '[1]', citation: cite(1) },
-  chunk({ content: '. Mild [2]' }),
+  deltaEvent({ content: '. Mild [2]' }),
   { type: 'citation', marker: '[2]', citation: cite(2) },
-  chunk({ content: '.' }, { finish_reason: 'stop' }),
-  {
-    type: 'chunk',
-    chunk: { id: 'up', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: USAGE },
-  },
+  deltaEvent({ content: '.' }, { finish_reason: 'stop' }),
+  usageEvent(USAGE),
 ];
 
 function frames(encoder: StreamEncoder, events: CanonicalEvent[]): Frame[] {
@@ -135,7 +121,7 @@ t.test('message dialect: an errored search is a web_search_tool_result_error', a
   const events: CanonicalEvent[] = [
     { type: 'search_call', id: 'x_1', query: 'q' },
     { type: 'search_result', id: 'x_1', results: [], error_code: 'max_uses_exceeded' },
-    chunk({ content: 'Nothing.' }, { finish_reason: 'stop' }),
+    deltaEvent({ content: 'Nothing.' }, { finish_reason: 'stop' }),
   ];
   const body = encodeMessagesBody(accumulate(events), 'msg_1', 'qwen3-8b', [], () => 'sig') as Data;
   t.same(body.content[1], {
@@ -227,10 +213,10 @@ t.test(
 
 t.test('responses dialect: an errored search item is failed; text before a search is its own message', async (t) => {
   const events: CanonicalEvent[] = [
-    chunk({ content: 'Let me look.' }),
+    deltaEvent({ content: 'Let me look.' }),
     { type: 'search_call', id: 'x_1', query: 'q' },
     { type: 'search_result', id: 'x_1', results: [], error_code: 'unavailable' },
-    chunk({ content: 'No luck.' }, { finish_reason: 'stop' }),
+    deltaEvent({ content: 'No luck.' }, { finish_reason: 'stop' }),
   ];
   const encoder = new ResponsesStreamEncoder(context('openai'));
   const stream = frames(encoder, events);

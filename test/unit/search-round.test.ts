@@ -1,25 +1,13 @@
 // The search plugin's pieces: citation markers split across deltas, sealing, and one round's rewriting of the
 // upstream chunks (text passed at once and split after cited markers, search calls held, usage cumulative).
 import t from 'tap';
-import type { CanonicalEvent, ChatChunk, ChatChunkChoice } from '../../core/canonical.js';
+import type { CanonicalEvent } from '../../core/canonical.js';
 import { MarkerScanner } from '../../plugins/search/markers.js';
 import { Round } from '../../plugins/search/round.js';
 import { Sealer } from '../../plugins/search/sealer.js';
 import { SourceBook } from '../../plugins/search/sources.js';
 import { addUsage } from '../../plugins/search/usage.js';
-
-const chunk = (
-  delta: ChatChunkChoice['delta'],
-  extra: Partial<ChatChunkChoice> = {},
-  usage?: ChatChunk['usage'],
-): ChatChunk => ({
-  id: 'up',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, delta, ...extra }],
-  ...(usage ? { usage } : {}),
-});
+import { chatChunk } from '../kit/chunks.js';
 
 t.test('markers split across deltas are found whole; a bracket that is no marker passes on', async (t) => {
   const scanner = new MarkerScanner();
@@ -75,23 +63,27 @@ t.test(
       book,
     );
     const out: CanonicalEvent[] = [
-      ...round.take(chunk({ role: 'assistant', content: '' })),
-      ...round.take(chunk({ content: 'Alpha [' })),
+      ...round.take(chatChunk({ role: 'assistant', content: '' })),
+      ...round.take(chatChunk({ content: 'Alpha [' })),
       ...round.take(
-        chunk({ content: '1]. Beta [9].' }, {}, { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }),
+        chatChunk({ content: '1]. Beta [9].' }, {}, { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }),
       ),
       ...round.take(
-        chunk({
+        chatChunk({
           tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'web_search', arguments: '' } }],
         }),
       ),
       ...round.take(
-        chunk(
+        chatChunk(
           { tool_calls: [{ index: 0, function: { arguments: '{"query":"x"}' } }] },
           { finish_reason: 'tool_calls' },
         ),
       ),
-      ...round.take({ ...chunk({}), choices: [], usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 } }),
+      ...round.take({
+        ...chatChunk({}),
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+      }),
       ...round.end(),
     ];
     const texts = out
@@ -136,7 +128,7 @@ t.test("a round: the client's calls come at the end with tool_calls; without sea
   const book = new SourceBook(new Sealer(Buffer.alloc(32, 1)));
   const held = new Round({ holdCalls: true, streamed: false, prior: undefined, searches: () => 0 }, book);
   held.take(
-    chunk(
+    chatChunk(
       {
         tool_calls: [
           { index: 0, id: 's', type: 'function', function: { name: 'web_search', arguments: '{}' } },
@@ -167,7 +159,7 @@ t.test("a round: the client's calls come at the end with tool_calls; without sea
   ]);
   const open = new Round({ holdCalls: false, streamed: true, prior: undefined, searches: () => undefined }, book);
   const passed = open.take(
-    chunk(
+    chatChunk(
       { tool_calls: [{ index: 0, id: 'w', function: { name: 'get_weather', arguments: '{}' } }] },
       { finish_reason: 'tool_calls' },
     ),

@@ -3,6 +3,7 @@ import t from 'tap';
 import type { ChatChunk, ChatRequest, ChatUsage } from '../../core/canonical.js';
 import { UsageCheck } from '../../proxy/upstream/usage-check.js';
 import { estimateInputTokens } from '../../limits/estimate.js';
+import { chatChunk } from '../kit/chunks.js';
 
 const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'Tell me a story about a cat.' }] };
 const MAX_CONTEXT = 32768;
@@ -12,14 +13,9 @@ function logged(): { warnings: Array<Record<string, unknown>>; log: { warn(field
   return { warnings, log: { warn: (fields: object) => void warnings.push(fields as Record<string, unknown>) } };
 }
 
+/** A content chunk carrying whatever usage an upstream reported (malformed ones included). */
 function chunk(content: string, usage?: unknown): ChatChunk {
-  const out: ChatChunk = {
-    id: 'c',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'm',
-    choices: [{ index: 0, delta: { content }, finish_reason: null }],
-  };
+  const out = chatChunk({ content }, { finish_reason: null });
   if (usage !== undefined) out.usage = usage as ChatUsage;
   return out;
 }

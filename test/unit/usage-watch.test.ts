@@ -1,9 +1,10 @@
 // proxy/stream/usage-watch.ts: what an answer used, as the rate limiter and the meter both charge it.
 import t from 'tap';
-import type { ChatCompletion, ResponseEvent } from '../../core/canonical.js';
+import type { ChatChunkChoice, ChatCompletion, ResponseEvent } from '../../core/canonical.js';
 import { completionAsChunk } from '../../plugins/search/completion-chunk.js';
 import { chunkBytes, completionBytes, UsageWatch, usageOf } from '../../proxy/stream/usage-watch.js';
 import { textStream, toolStream, USAGE } from '../fixtures/chunks.js';
+import { chatChunk } from '../kit/chunks.js';
 
 const completion: ChatCompletion = {
   id: 'c',
@@ -42,13 +43,7 @@ t.test('without usage, the output tokens are the produced UTF-8 bytes at 3 a tok
 t.test(
   'produced bytes count text, reasoning (either field, once), tool-call names and arguments, in UTF-8',
   async (t) => {
-    const chunk = (delta: object) => ({
-      id: 'c',
-      object: 'chat.completion.chunk' as const,
-      created: 1,
-      model: 'm',
-      choices: [{ index: 0, delta }],
-    });
+    const chunk = (delta: ChatChunkChoice['delta']) => chatChunk(delta);
     t.equal(chunkBytes(chunk({ content: 'Grüße' })), 7);
     t.equal(
       chunkBytes(chunk({ reasoning_content: 'abc', reasoning: 'abc' })),

@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { requestBody, requestHeaders, type Scenario } from './scenarios.js';
 import type { DialectName } from '../dialects/registry.js';
 import { benchOrgSpend, targetUrl, type BenchStore, type Target } from './targets.js';
+import { readSse } from '../test/kit/sse-reader.js';
 
 export interface Check {
   target: string;
@@ -118,18 +119,13 @@ function answerText(dialect: DialectName, body: unknown): string | undefined {
   }
 }
 
-interface SseEvent {
-  event: string | undefined;
-  data: string;
-}
-
 /**
  * Chat: `data:` events whose first choice carries non-empty delta content (the stream needs no end marker here).
  * Messages: `content_block_delta` events with a `text_delta`, and a `message_stop`.
  * Responses: `response.output_text.delta` events, and a `response.completed` or `response.incomplete` last.
  */
 function countChunks(dialect: DialectName, text: string): { chunks: number; unit: string; unended?: string } {
-  const events = parseSse(text);
+  const events = readSse(text);
   if (dialect === 'chat') {
     let chunks = 0;
     for (const { data } of events) {
@@ -152,23 +148,8 @@ function countChunks(dialect: DialectName, text: string): { chunks: number; unit
     )
       chunks += 1;
   }
-  const last = events.at(-1)?.event;
+  const last = events.at(-1)?.event ?? undefined;
   const unit = `${shape.content} events`;
   if (last !== undefined && shape.last.includes(last)) return { chunks, unit };
   return { chunks, unit, unended: `the stream ends with ${last ?? 'no named event'}, not ${shape.last.join(' or ')}` };
-}
-
-/** Server-sent events: blocks separated by a blank line, each with an optional `event:` line and `data:` lines. */
-function parseSse(text: string): SseEvent[] {
-  const events: SseEvent[] = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).trim());
-    }
-    if (data.length > 0) events.push({ event, data: data.join('\n') });
-  }
-  return events;
 }

@@ -10,6 +10,7 @@ import t, { type Test } from 'tap';
 import { startClaudeCode, type ClaudeCode, type ClaudeRun } from '../helpers/claude-code.js';
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { sseJson } from '../kit/sse-reader.js';
 
 const MODEL = 'qwen3-8b';
 const CONTEXT = 32768;
@@ -203,11 +204,7 @@ interface StreamedEvent {
 }
 
 /** The events of a streamed answer, in order. */
-const streamedEvents = (response: string): StreamedEvent[] =>
-  response
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice('data: '.length)) as StreamedEvent);
+const streamedEvents = (response: string): StreamedEvent[] => sseJson<StreamedEvent>(response);
 
 t.test(
   'thinking on through a Bash tool round trip: the signed thinking block is replayed and reaches the model',

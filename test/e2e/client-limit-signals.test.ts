@@ -9,7 +9,7 @@
 //   (503 overloaded_error, the organization still `allowed`).
 import t from 'tap';
 import type { Store } from '../../store/store.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 const REQUESTS_PER_MINUTE = 4;
@@ -168,7 +168,7 @@ t.test(
     const key = await newOrg(12_500_000);
     // Codex as it names itself (test/unit/wire-negotiation.test.ts records its headers).
     const fromCodex = await responses(key, true, { originator: 'codex_exec', 'user-agent': 'codex_exec/0.171.0' });
-    const frames = parseSse(await fromCodex.text());
+    const frames = readSse(await fromCodex.text());
     t.same(
       frames.slice(0, 2).map((frame) => frame.event),
       ['codex.rate_limits', 'response.created'],

@@ -12,6 +12,7 @@ import { codexSetup, type CodexRun } from '../helpers/codex.js';
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { startSocketRelay, type SocketRelay } from '../helpers/socket-relay.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { sseJson } from '../kit/sse-reader.js';
 
 let stack: Stack;
 let store: Store;
@@ -75,11 +76,7 @@ const lastText = (exchange: RecordedExchange): string =>
   (inputOf(exchange).at(-1)?.content as Json[] | undefined)?.map((part) => part.text as string).join('') ?? '';
 
 /** The `data` of each event of a recorded event stream. */
-const events = (exchange: RecordedExchange): Json[] =>
-  exchange.response
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)) as Json);
+const events = (exchange: RecordedExchange): Json[] => sseJson<Json>(exchange.response);
 
 const errors = (run: CodexRun) =>
   run.events.filter((e) => e.type === 'error' || e.type === 'turn.failed' || e.item?.type === 'error');

@@ -4,7 +4,7 @@
 // the text. A chunk left with nothing reaches no client, in any dialect.
 import t from 'tap';
 import { startScriptedStack } from '../helpers/scripted-stack.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { llamaStream } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -30,7 +30,7 @@ t.test('I10 regression: no empty chunk between the reasoning and the text, in an
       body: JSON.stringify({ model: 'qwen3-8b', stream: true, ...body }),
     });
     t.equal(response.status, 200, `${path} ${wire}`);
-    return parseSse(await response.text())
+    return readSse(await response.text())
       .filter((frame) => frame.data !== '[DONE]')
       .map((frame) => ({ event: frame.event, ...(JSON.parse(frame.data) as Json) }));
   };

@@ -8,7 +8,8 @@ import WebSocket from 'ws';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
-import { DIALECTS, PATHS, parseSse, readAnswer, requestBody } from '../helpers/metered-answers.js';
+import { DIALECTS, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 
 const CONFIG = `upstream:
   forward_headers: [x-sim-itl-ms]
@@ -75,7 +76,7 @@ async function streamThroughNginx(t: Test, fleet: Fleet, key: string): Promise<v
     }
     t.equal(atFirstEvent?.completed, before, `${dialect}: the first event arrived before the upstream's last token`);
     t.equal(sim.stats().completed, before + 1, `${dialect}: the upstream finished the response after that`);
-    const frames = parseSse(text);
+    const frames = readSse(text);
     const last = frames.at(-1);
     t.ok(
       last?.data === '[DONE]' || last?.event === 'message_stop' || last?.event === 'response.completed',

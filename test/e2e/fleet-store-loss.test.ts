@@ -14,7 +14,8 @@ import { startSim, type RunningSim } from '../../sim/server.js';
 import { auditBalances } from '../../store/balance-audit.js';
 import type { BackendsKind } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet, type FleetNode } from '../helpers/fleet.js';
-import { DIALECTS, PATHS, parseSse, readAnswer, requestBody } from '../helpers/metered-answers.js';
+import { DIALECTS, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { startPostgres, type RunningPostgres } from '../helpers/postgres.js';
 import { startRedis } from '../helpers/redis.js';
 
@@ -179,7 +180,7 @@ t.test('PostgreSQL lost for a while: 503s in every dialect, nodes up, served aga
   });
 
   await t.test('a stream in flight when the database died ends with an error event, not its end', async (t) => {
-    const frames = parseSse(await inFlight.text);
+    const frames = readSse(await inFlight.text);
     const last = frames.at(-1);
     t.comment(`the stream's last frame: ${last?.data}`);
     t.notOk(

@@ -3,7 +3,7 @@
 // `clamp` serves it with the limit, so the upstream is given the limit and an answer cut there ends
 // with stop_reason max_tokens, truthfully. The sim's answers are 24 tokens long unless max_tokens cuts them.
 import t from 'tap';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -74,7 +74,7 @@ t.test('clamp', async (t) => {
   t.test('streamed: the same, its message_delta says max_tokens', async (t) => {
     const response = await ask(stack, 32000, true);
     t.equal(response.status, 200);
-    const delta = parseSse(await response.text())
+    const delta = readSse(await response.text())
       .filter((frame) => frame.event === 'message_delta')
       .map((frame) => JSON.parse(frame.data) as Json)
       .at(-1)!;

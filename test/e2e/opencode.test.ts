@@ -5,7 +5,7 @@
 // with its `read` tool, its reported usage against the ledger, a bad key. A recording proxy between
 // the two keeps what they said to each other. The prompts drive the sim's rules (sim/README.md).
 import t from 'tap';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { answerOf, startOpenCode, stepTokens, type OpenCode, type OpenCodeRun } from '../helpers/opencode.js';
 import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { startStack, type Stack } from '../helpers/stack.js';
@@ -73,7 +73,7 @@ t.test('OpenCode streams its request over /v1/responses without a wire header, a
   t.equal(call.headers['x-gateway-wire'], undefined, 'no wire header');
   t.match(call.body, { model: MODEL, stream: true, max_output_tokens: 8000 });
   t.equal(call.status, 200);
-  const deltas = parseSse(call.response)
+  const deltas = readSse(call.response)
     .filter((frame) => frame.event === 'response.output_text.delta')
     .map((frame) => (JSON.parse(frame.data) as { delta: unknown }).delta);
   t.ok(deltas.length > 1, `${deltas.length} deltas`);

@@ -8,6 +8,7 @@ import t from 'tap';
 import type { RecordedRequest } from '../../sim/request-log.js';
 import { CONTINUATION, ECHOED_COMPLETION, ECHOED_STREAM, PREFILL, sseText } from '../fixtures/llama-server-prefill.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { sseJson } from '../kit/sse-reader.js';
 
 const MODEL = 'qwen3-8b';
 /** The sim answers "echo: …" with the rest of the line; it continues the prefill, and never repeats it. */
@@ -37,9 +38,7 @@ async function jsonOf<T>(response: Promise<Response>): Promise<T> {
 /** The text of a streamed message: its text_delta events, joined. */
 function streamedText(sse: string): string {
   let text = '';
-  for (const line of sse.split('\n')) {
-    if (!line.startsWith('data: ')) continue;
-    const event = JSON.parse(line.slice(6)) as { type?: string; delta?: { type?: string; text?: string } };
+  for (const event of sseJson<{ type?: string; delta?: { type?: string; text?: string } }>(sse)) {
     if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') text += event.delta.text ?? '';
   }
   return text;
@@ -48,9 +47,7 @@ function streamedText(sse: string): string {
 /** The text of a streamed chat completion: its content deltas, joined. */
 function streamedChatText(sse: string): string {
   let text = '';
-  for (const line of sse.split('\n')) {
-    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-    const chunk = JSON.parse(line.slice(6)) as { choices?: Array<{ delta?: { content?: string | null } }> };
+  for (const chunk of sseJson<{ choices?: Array<{ delta?: { content?: string | null } }> }>(sse)) {
     for (const choice of chunk.choices ?? []) text += choice.delta?.content ?? '';
   }
   return text;

@@ -4,7 +4,7 @@
 // from the tiny Qwen3 of the upstream tier (I6 of shared/research/real-upstream-llama.md).
 import t, { type Test } from 'tap';
 import { startScriptedStack } from '../helpers/scripted-stack.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import type { Stack } from '../helpers/stack.js';
 import { llamaBody, llamaStream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 
@@ -68,7 +68,7 @@ const responses = (stream: boolean, extra: Json = {}): Json => ({
 
 /** A streamed chat answer's reasoning and text, and its chunks. */
 function chatStream(text: string): { reasoning: string; content: string; chunks: Json[] } {
-  const chunks = parseSse(text)
+  const chunks = readSse(text)
     .filter((frame) => frame.data !== '[DONE]')
     .map((frame) => JSON.parse(frame.data) as Json);
   let reasoning = '';
@@ -102,7 +102,7 @@ t.test('messages: a thinking block then the text, streamed and not', async (t) =
       ['text', 'Hello world!'],
     ],
   );
-  const events = parseSse(await post(stack, '/v1/messages', messages(true))).map(
+  const events = readSse(await post(stack, '/v1/messages', messages(true))).map(
     (frame) => JSON.parse(frame.data) as Json,
   );
   const blocks = events
@@ -123,7 +123,7 @@ t.test('responses: a reasoning item then the message, streamed and not', async (
   );
   t.equal(body.output[0].content[0].text, 'Let me think.');
   t.equal(body.output[1].content[0].text, 'Hello world!');
-  const events = parseSse(await post(stack, '/v1/responses', responses(true))).map(
+  const events = readSse(await post(stack, '/v1/responses', responses(true))).map(
     (frame) => JSON.parse(frame.data) as Json,
   );
   const done = events.find((event) => event.type === 'response.completed')!;

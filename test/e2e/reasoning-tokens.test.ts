@@ -3,7 +3,7 @@
 // vLLM) does not report them; the gateway counts them (proxy/upstream/reasoning-count.ts).
 import t from 'tap';
 import { startScriptedStack } from '../helpers/scripted-stack.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { llamaChunk, llamaUsageChunk } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -37,7 +37,7 @@ t.test('I11 regression: responses counts the reasoning tokens, streamed and not;
     return response.text();
   };
 
-  const streamed = parseSse(await post('/v1/responses', { input: 'Hello', stream: true }))
+  const streamed = readSse(await post('/v1/responses', { input: 'Hello', stream: true }))
     .map((frame) => JSON.parse(frame.data) as Json)
     .find((event) => event.type === 'response.completed')!;
   t.same(

@@ -8,6 +8,7 @@ import t from 'tap';
 import { z } from 'zod';
 import { present } from '../helpers/present.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { readSse } from '../kit/sse-reader.js';
 
 const MODEL = 'qwen3-8b';
 const WEATHER = {
@@ -182,13 +183,10 @@ t.test(
         body: JSON.stringify(body),
       });
       t.equal(response.status, 200);
-      return (await response.text())
-        .trim()
-        .split('\n\n')
-        .map((frame) => {
-          const [event, data] = frame.split('\n');
-          return { event: event!.slice(7), data: JSON.parse(data!.slice(6)) as Frame['data'] };
-        });
+      return readSse(await response.text()).map((frame) => ({
+        event: frame.event!,
+        data: JSON.parse(frame.data) as Frame['data'],
+      }));
     };
     const first = await events({ ...base, input });
     const done = first.filter((frame) => frame.event === 'response.output_item.done').map((frame) => frame.data.item);

@@ -5,7 +5,7 @@
 // valid too (its text delta, `delta: {output_text}`, is the spec's and the one known conflict). Where the
 // Responses API has what the schema lacks, the helper's labelled extensions give OpenAI's shapes.
 import t, { type Test } from 'tap';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { openResponsesValidator, type OpenResponsesValidator } from '../helpers/open-responses-schema.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
@@ -72,7 +72,7 @@ async function body(request: Json, wire: 'spec' | 'openai', target: Target = {})
 
 async function events(request: Json, target: Target = {}): Promise<Json[]> {
   const text = await (await post({ ...request, stream: true }, 'openai', target)).text();
-  return parseSse(text).map((frame) => JSON.parse(frame.data) as Json);
+  return readSse(text).map((frame) => JSON.parse(frame.data) as Json);
 }
 
 function checkBody(t: Test, validator: OpenResponsesValidator, response: Json): void {

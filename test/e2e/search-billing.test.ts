@@ -5,6 +5,7 @@ import type { Store } from '../../store/store.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { defaultPricer } from '../kit/prices.js';
+import { readSse } from '../kit/sse-reader.js';
 
 let stack: Stack;
 let store: Store;
@@ -65,12 +66,12 @@ for (const stream of [false, true]) {
       const usage = stream
         ? (
             JSON.parse(
-              text
-                .split('\n')
-                .filter((line) => line.startsWith('data: ') && line.includes('"message_delta"'))
-                .at(-1)!
-                .slice(6),
-            ) as { usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number } }
+              readSse(text)
+                .filter((frame) => frame.data.includes('"message_delta"'))
+                .at(-1)!.data,
+            ) as {
+              usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number };
+            }
           ).usage
         : (
             JSON.parse(text) as {

@@ -3,7 +3,7 @@
 // shows its own form (toolu_…, call_…), and the server reads its own id when the client sends the turn back.
 import t from 'tap';
 import { startScriptedStack } from '../helpers/scripted-stack.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { llamaBody, llamaChunk, llamaUsageChunk } from '../fakes/scripted-upstream.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -62,7 +62,7 @@ t.test('I9 regression: each dialect shows its own id form, and the server gets i
       message.role === 'tool' ? [message.tool_call_id] : (message.tool_calls ?? []).map((call: Json) => call.id),
     );
   };
-  const events = (text: string): Json[] => parseSse(text).map((frame) => JSON.parse(frame.data) as Json);
+  const events = (text: string): Json[] => readSse(text).map((frame) => JSON.parse(frame.data) as Json);
 
   for (const stream of [false, true]) {
     // Messages.

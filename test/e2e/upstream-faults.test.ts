@@ -9,7 +9,9 @@ import t, { type Test } from 'tap';
 import { auditBalances } from '../../store/balance-audit.js';
 import type { Store } from '../../store/store.js';
 import type { DialectName } from '../../dialects/registry.js';
-import { DIALECTS, ledgerRow, parseSse, PATHS, requestBody } from '../helpers/metered-answers.js';
+import { DIALECTS, ledgerRow, PATHS, requestBody } from '../helpers/metered-answers.js';
+import type { Frame } from '../kit/frames.js';
+import { readSse } from '../kit/sse-reader.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 /** Micro-credits per token: prices in round numbers so that a row's cost can be checked by hand. */
@@ -315,7 +317,7 @@ for (const failure of FAILURES_BEFORE_OUTPUT) {
 // Failures after a stream started: the text so far, then the dialect's error event and no end event.
 
 interface StreamRead {
-  frames: Array<{ event: string | undefined; data: string }>;
+  frames: Frame[];
   /** The text deltas the client got. */
   deltas: string[];
   /** The message dialect's input tokens, from message_start. */
@@ -323,7 +325,7 @@ interface StreamRead {
 }
 
 function readStream(dialect: DialectName, text: string): StreamRead {
-  const frames = parseSse(text);
+  const frames = readSse(text);
   const deltas: string[] = [];
   let inputTokens: number | undefined;
   for (const frame of frames) {
@@ -374,7 +376,7 @@ function checkErrorEvent(t: Test, dialect: DialectName, frames: StreamRead['fram
     responses: ['response.completed', 'response.incomplete'],
   };
   t.notOk(
-    frames.some((frame) => frame.event !== undefined && ends[dialect].includes(frame.event)),
+    frames.some((frame) => frame.event !== null && ends[dialect].includes(frame.event)),
     'no end event',
   );
 }
@@ -507,7 +509,7 @@ t.test(
         const read = readStream('chat', outcome.text);
         t.equal(read.deltas.length, 5, 'the tokens before the fault');
         t.ok(
-          read.frames.every((frame) => frame.event === undefined),
+          read.frames.every((frame) => frame.event === null),
           'data-only lines',
         );
         checkErrorObject(t, 'chat', JSON.parse(read.frames.at(-1)?.data ?? '{}'), error);

@@ -10,7 +10,8 @@ import type { Store } from '../../store/store.js';
 import { startSim, type RunningSim, type SimFlavorName } from '../../sim/server.js';
 import type { DialectName } from '../../dialects/registry.js';
 import type { UpstreamFlavor } from '../../proxy/upstream/request-fields.js';
-import { ledgerRow, parseSse, PATHS } from '../helpers/metered-answers.js';
+import { ledgerRow, PATHS } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 import { requestLine, startStack, type Stack } from '../helpers/stack.js';
 import { startUpstreamTap, type UpstreamTap } from '../helpers/upstream-tap.js';
 
@@ -151,7 +152,7 @@ async function messagesAnswer(response: Response, stream: boolean): Promise<Mess
     startInput: undefined,
     usage: {},
   };
-  for (const frame of parseSse(await response.text())) {
+  for (const frame of readSse(await response.text())) {
     const data = JSON.parse(frame.data) as {
       type: string;
       message?: { usage: Record<string, number> };
@@ -223,7 +224,7 @@ t.test('every dialect cuts the answer at a stop string on llama-server, streamed
       let content = '';
       let reasoning = '';
       const finishes: unknown[] = [];
-      for (const frame of parseSse(await response.text())) {
+      for (const frame of readSse(await response.text())) {
         if (frame.data === '[DONE]') continue;
         const data = JSON.parse(frame.data) as {
           choices: Array<{ delta?: { content?: string; reasoning_content?: string }; finish_reason?: unknown }>;

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import t from 'tap';
 import WebSocket from 'ws';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { sseJson } from '../kit/sse-reader.js';
 
 const MODEL = 'qwen3-8b';
 let stack: Stack;
@@ -26,10 +27,7 @@ async function bareStream(headers: Record<string, string> = {}): Promise<Json[]>
     body: JSON.stringify({ model: MODEL, input: 'echo: bare words', stream: true }),
   });
   const text = await response.text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)) as Json);
+  return sseJson<Json>(text);
 }
 
 const textDeltas = (events: Json[]) => events.filter((event) => event.type === 'response.output_text.delta');

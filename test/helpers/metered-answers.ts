@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../../dialects/registry.js';
 import type { Database } from '../../store/schema.js';
+import { readSse } from '../kit/sse-reader.js';
 
 export const DIALECTS: readonly DialectName[] = ['chat', 'messages', 'responses'];
 
@@ -61,7 +62,7 @@ export async function readAnswer(dialect: DialectName, stream: boolean, response
     const body = JSON.parse(text) as { usage?: Record<string, unknown> };
     return { complete: true, tokens: tokensOf(dialect, body.usage) };
   }
-  const frames = parseSse(text);
+  const frames = readSse(text);
   const last = frames.at(-1);
   let usage: Record<string, unknown> | undefined;
   for (const frame of frames) {
@@ -81,20 +82,6 @@ export async function readAnswer(dialect: DialectName, stream: boolean, response
         ? last.event === 'message_stop'
         : last.event === 'response.completed' || last.event === 'response.incomplete');
   return { complete, tokens: tokensOf(dialect, usage) };
-}
-
-export function parseSse(text: string): Array<{ event: string | undefined; data: string }> {
-  const frames: Array<{ event: string | undefined; data: string }> = [];
-  for (const block of text.split('\n\n')) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-    }
-    if (data.length > 0) frames.push({ event, data: data.join('\n') });
-  }
-  return frames;
 }
 
 /** A dialect's usage object in the ledger's terms. */

@@ -1,6 +1,7 @@
-// Helpers for the sim's tests: a sim per test, JSON posts, and an SSE reader.
+// Helpers for the sim's tests: a sim per test, JSON posts, and the data of a chat stream.
 import type { Test } from 'tap';
 import { startSim, type RunningSim, type SimOptions } from '../../sim/server.js';
+import { readSse } from '../kit/sse-reader.js';
 
 export const MODEL = 'Qwen/Qwen3-8B';
 
@@ -37,13 +38,10 @@ export async function postJson<T>(
 
 /** The `data:` payloads of an SSE body, in order (the final `[DONE]` included as a string). */
 export function sseData(text: string): string[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.length > 0)
-    .map((block) => {
-      if (!block.startsWith('data: ')) throw new Error(`not an SSE data line: ${block}`);
-      return block.slice('data: '.length);
-    });
+  return readSse(text).map((frame) => {
+    if (frame.event !== null) throw new Error(`not an SSE data line: event ${frame.event}`);
+    return frame.data;
+  });
 }
 
 export interface Chunk {

@@ -3,7 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { DialectName } from '../../dialects/registry.js';
-import { parseSse } from '../helpers/metered-answers.js';
+import { readSse } from '../kit/sse-reader.js';
 
 export interface Question {
   dialect: DialectName;
@@ -113,7 +113,7 @@ export async function askRaw(url: string, key: string, question: Question, signa
   if (!question.stream) return fromBody(question.dialect, JSON.parse(text) as Record<string, unknown>);
   return fromEvents(
     question.dialect,
-    parseSse(text).map((event) => ({ event: event.event, data: safeJson(event.data) })),
+    readSse(text).map((event) => ({ event: event.event ?? undefined, data: safeJson(event.data) })),
   );
 }
 

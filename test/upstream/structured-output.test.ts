@@ -12,6 +12,7 @@ import * as z4 from 'zod/v4';
 import type { DialectName } from '../../dialects/registry.js';
 import { askRaw, PATHS, requestBody } from './dialect-answers.js';
 import { ledgerCheck, startLlamaStack, type LlamaStack, TIER_TIMEOUT_MS } from './llama-stack.js';
+import { sseJson } from '../kit/sse-reader.js';
 
 t.setTimeout(TIER_TIMEOUT_MS);
 
@@ -64,10 +65,7 @@ for (const stream of [false, true]) {
     t.equal(response.status, 200);
     const text = await response.text();
     const answer = stream
-      ? text
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .map((line) => JSON.parse(line.slice(6)) as { type: string; delta?: { type: string; text?: string } })
+      ? sseJson<{ type: string; delta?: { type: string; text?: string } }>(text)
           .filter((event) => event.type === 'content_block_delta' && event.delta?.type === 'text_delta')
           .map((event) => event.delta?.text ?? '')
           .join('')

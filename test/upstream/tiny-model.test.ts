@@ -15,6 +15,7 @@ import { llamaServerBinary, startLlamaServer, type RunningLlamaServer } from '..
 import { WEATHER_TOOL } from '../../upstream-tier/tiny-qwen3-check.js';
 import { SAYS } from '../../upstream-tier/tiny-qwen3-answers.js';
 import { freePort } from '../helpers/free-port.js';
+import { sseJson } from '../kit/sse-reader.js';
 
 // Building llama-server, when its binary is not cached yet, takes 15–20 minutes.
 t.setTimeout(30 * 60_000);
@@ -117,12 +118,7 @@ async function chat(server: RunningLlamaServer, body: Record<string, unknown>, s
     finishReason: '',
     completionTokens: undefined,
   };
-  for (const line of (await response.text()).split('\n')) {
-    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-    const chunk = JSON.parse(line.slice('data: '.length)) as {
-      choices: Choice[];
-      usage?: { completion_tokens: number };
-    };
+  for (const chunk of sseJson<{ choices: Choice[]; usage?: { completion_tokens: number } }>(await response.text())) {
     answer.completionTokens = chunk.usage?.completion_tokens ?? answer.completionTokens;
     const choice = chunk.choices[0];
     if (choice === undefined) continue;

@@ -5,6 +5,8 @@
 // is the shapes of its chunks with runs of the same shape counted once, so it does not matter how
 // many tokens each model took to say its text.
 
+import { sseData } from '../kit/sse-reader.js';
+
 /** Strings kept as they are. */
 const PROTOCOL_STRINGS: ReadonlySet<string> = new Set(['finish_reason', 'object', 'role', 'type', 'owned_by']);
 
@@ -55,10 +57,7 @@ export function streamShape(chunks: readonly unknown[]): unknown[] {
 
 /** The JSON payloads of an SSE body, and whether it ended with [DONE]. */
 export function sseChunks(text: string): { chunks: unknown[]; done: boolean } {
-  const data = text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => line.slice('data: '.length));
+  const data = sseData(text);
   return {
     chunks: data.filter((d) => d !== '[DONE]').map((d) => JSON.parse(d) as unknown),
     done: data.at(-1) === '[DONE]',

@@ -103,5 +103,6 @@ t.test('a custom plugin that publishes ratelimit.windowUse serves it', async (t)
 });
 
 t.test('no plugin publishing a capability: there is none', async (t) => {
-  t.equal(capabilityOf([{ name: 'plain' }], 'ratelimit.windowUse'), undefined);
+  const plain: Plugin = { name: 'plain' };
+  t.equal(capabilityOf([plain], 'ratelimit.windowUse'), undefined);
 });

@@ -216,7 +216,7 @@ t.test('the policy: off splits nothing; thinking counts as off only when the ser
   const request = (enable?: boolean): ChatRequest => ({
     model: 'm',
     messages: [],
-    ...(enable === undefined ? {} : { enable_thinking: enable }),
+    ...(enable === undefined ? {} : { gateway: { enable_thinking: enable } }),
   });
   t.equal(tagPolicy('off', request(), true), undefined);
   t.same(tagPolicy('auto', request(), true), { open: false, thinking: true });

@@ -1,8 +1,8 @@
 // The composition root: the one place that knows every part by name and puts them together.
 import type { DestinationStream, Logger } from 'pino';
-import { startAdminServer, type RunningAdmin } from '../admin/server.js';
+import { startAdminServer } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
-import { checkConsoleConfig, startConsoleServer, type RunningConsole } from '../console/server.js';
+import { checkConsoleConfig, startConsoleServer } from '../console/server.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadServerSecret } from '../config/server-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
@@ -38,11 +38,11 @@ import { countedTokens } from '../tokenizer/counted-tokens.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
 import { openServices } from '../services/services.js';
-import type { Store } from '../store/store.js';
 import { GatewayMetrics } from '../telemetry/metrics.js';
 import { GatewayTracing } from '../telemetry/tracing.js';
 import { packageVersion } from '../config/package-version.js';
-import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
+import { Components } from './components.js';
+import { startMetricsServer } from './metrics-server.js';
 import { redisCheck, storeCheck, upstreamCheck } from './readiness-checks.js';
 import { discoverUpstream } from './upstream-discovery.js';
 import { storeOptionsOf } from '../services/store-options.js';
@@ -92,89 +92,143 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const adminToken = readAdminToken(config.admin.token_env, env);
   if (config.console.port !== undefined) checkConsoleConfig(config.console, config.mail);
   const log = createLogger(config.log.level, options.logDestination);
-  let sim: RunningSim | undefined;
+  // The parts start in this order and close in the reverse: the listeners first (the gateway's own drains
+  // its requests), then the plugins settle their last rows (the meter's group commit), the last traces go
+  // out, and the store writes the keys' last-used times.
+  const node = new Components((name, error) => log.warn({ err: error, part: name }, 'a part did not close'));
+  try {
+    return await assemble(node, loaded, { env, log, adminToken, ...(options.now ? { now: options.now } : {}) });
+  } catch (error) {
+    // A part that failed to start: what had started closes, the last first, and the error goes on.
+    await node.abandon();
+    throw error;
+  }
+}
+
+interface Assembly {
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  adminToken: string | undefined;
+  now?: () => number;
+}
+
+/** Starts the node's parts into `node`, in order; the gateway's own listener last. */
+async function assemble(node: Components, loaded: LoadedConfig, options: Assembly): Promise<RunningGateway> {
+  const { config } = loaded;
+  const { env, log, adminToken } = options;
   let urls = config.upstream.urls;
   if (urls.length === 0) {
-    // Imported only here, and its tokenizer (~130 MB, 0.5 s) loaded with the first request that needs it,
-    // so an idle gateway does not hold it: one with a real upstream never pays it.
-    const { startSim } = await import('../sim/server.js');
-    sim = await startSim({
-      warmUp: false,
-      host: '127.0.0.1',
-      port: 0,
-      servedModel: config.model.upstream_name,
-      maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS,
-      ttftMs: config.sim.ttft_ms,
-      itlMs: config.sim.itl_ms,
-      outputTokens: config.sim.output_tokens,
-      reasoningParser: config.sim.reasoning_parser ?? false,
-      flavor: config.sim.flavor ?? 'vllm',
-    });
+    const sim = await node.start({ name: 'sim', start: () => startEmbeddedSim(config), close: (sim) => sim.close() });
     urls = [`${sim.url}/v1`];
     log.info({ upstream: urls[0] }, 'no upstream configured: the built-in reference upstream (sim) runs in-process');
   }
   const upstreamApiKey =
     config.upstream.api_key ?? (config.upstream.api_key_env ? env[config.upstream.api_key_env] : undefined);
   // The server's kind, context, slots and cache isolation, as the first upstream shows them (and the config overrides).
-  const upstream = await discoverUpstream(config, urls[0]!, upstreamApiKey, log);
+  const upstream = await node.start({
+    name: 'upstream discovery',
+    start: () => discoverUpstream(config, urls[0]!, upstreamApiKey, log),
+  });
   const { flavor, contextTokens } = upstream;
   // Recorded only when they can be scraped: a node without a metrics port pays nothing for them.
   const metrics =
     config.metrics.port === undefined ? undefined : new GatewayMetrics({ perOrg: config.metrics.per_org });
-  const tracing = tracingOf(config, env);
-  const pool = new UpstreamPool({
-    urls,
-    apiKey: upstreamApiKey,
-    connections: upstream.connections,
-    connectTimeoutMs: config.upstream.connect_timeout_ms,
-    firstByteTimeoutMs: config.upstream.first_byte_timeout_ms,
-    idleTimeoutMs: config.upstream.idle_timeout_ms,
-    retries: config.upstream.retries,
-    retryBaseMs: config.upstream.retry_base_ms,
-    retryMaxMs: config.upstream.retry_max_ms,
-    unhealthyMs: config.upstream.unhealthy_ms,
-    queueTimeoutMs: config.upstream.queue_timeout_ms,
-    metrics,
+  const counter = await node.start({
+    name: 'token counter',
+    start: () =>
+      createTokenCounter(config.tokenizer, {
+        upstreamUrls: urls,
+        ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
+        servedModel: config.model.upstream_name,
+        upstreamFlavor: flavor,
+        maxBodyBytes: config.upstream.max_body_bytes,
+        baseDir: loaded.baseDir,
+        log,
+      }),
+    close: (counter) => counter.close(),
   });
-  const counter = await createTokenCounter(config.tokenizer, {
-    upstreamUrls: urls,
-    ...(upstreamApiKey !== undefined ? { upstreamApiKey } : {}),
-    servedModel: config.model.upstream_name,
-    upstreamFlavor: flavor,
-    maxBodyBytes: config.upstream.max_body_bytes,
-    baseDir: loaded.baseDir,
-    log,
+  const pool = await node.start({
+    name: 'upstream pool',
+    start: () =>
+      new UpstreamPool({
+        urls,
+        apiKey: upstreamApiKey,
+        connections: upstream.connections,
+        connectTimeoutMs: config.upstream.connect_timeout_ms,
+        firstByteTimeoutMs: config.upstream.first_byte_timeout_ms,
+        idleTimeoutMs: config.upstream.idle_timeout_ms,
+        retries: config.upstream.retries,
+        retryBaseMs: config.upstream.retry_base_ms,
+        retryMaxMs: config.upstream.retry_max_ms,
+        unhealthyMs: config.upstream.unhealthy_ms,
+        queueTimeoutMs: config.upstream.queue_timeout_ms,
+        metrics,
+      }),
+    ready: () =>
+      config.server.ready_checks_upstream
+        ? [
+            upstreamCheck(() =>
+              anyReplicaHealthy(urls, flavor, { apiKey: upstreamApiKey, timeoutMs: UPSTREAM_PROBE_MS }),
+            ),
+          ]
+        : [],
+    close: (pool) => pool.close(),
   });
   const countTokens = countedTokens(counter, metrics);
   const dataDir = dataDirOf(loaded);
-  const serverSecret = await loadServerSecret({
-    env,
-    variable: 'GATEWAY_THINKING_SECRET',
-    dataDir,
-    file: 'thinking-secret',
-    owner: 'thinking signatures',
+  // The store is a check of /ready when the chain uses it (auth, meter): then it is open, and migrated, before the node listens.
+  let storeUsed = false;
+  const services = await node.start({
+    name: 'services',
+    start: () => openServices(config, storeOptionsOf(loaded), log),
+    ready: (services) => [
+      ...(storeUsed ? [storeCheck(async () => (await services.store()).ping())] : []),
+      ...(services.redis() !== undefined ? [redisCheck(() => services.redisConnected())] : []),
+    ],
+    close: (services) => services.close(),
+  });
+  const tracing = await node.start({
+    name: 'tracing',
+    start: () => tracingOf(config, env),
+    // The requests' spans have all ended: the last batch goes out (a collector that is down loses it).
+    close: (tracing) =>
+      tracing?.shutdown().catch((error: unknown) => log.warn({ err: error }, 'the last traces could not be exported')),
+  });
+  const serverSecret = await node.start({
+    name: 'server secret',
+    start: () =>
+      loadServerSecret({
+        env,
+        variable: 'GATEWAY_THINKING_SECRET',
+        dataDir,
+        file: 'thinking-secret',
+        owner: 'thinking signatures',
+      }),
   });
   const thinkingSigner = new ThinkingSigner(serverSecret);
   // Salts derived from the same secret: every node of a deployment sends an organization the same one.
   const cacheIsolator = new CacheIsolator(upstream.cacheIsolation, serverSecret);
-  const services = await openServices(config, storeOptionsOf(loaded), log);
-  // The store is a check of /ready when the chain uses it (auth, meter): then it is open, and migrated, before the node listens.
-  let storeUsed = false;
-  const store = (): Promise<Store> => {
-    storeUsed = true;
-    return services.store();
-  };
-  const plugins = await loadPlugins(loaded, builtinPlugins, {
-    config,
-    modelId: config.model.id,
-    dataDir,
-    store,
-    revocations: services.revocations,
-    redis: services.redis,
-    notifier: services.notifier,
-    countTokens,
-    metrics,
-    now: options.now ?? Date.now,
+  const plugins = await node.start({
+    name: 'plugins',
+    start: () =>
+      loadPlugins(loaded, builtinPlugins, {
+        config,
+        modelId: config.model.id,
+        dataDir,
+        store: () => {
+          storeUsed = true;
+          return services.store();
+        },
+        revocations: services.revocations,
+        redis: services.redis,
+        notifier: services.notifier,
+        countTokens,
+        metrics,
+        now: options.now ?? Date.now,
+      }),
+    close: async (plugins) => {
+      for (const plugin of plugins) await plugin.close?.();
+    },
   });
   const terminal = createChatCall(pool, {
     servedModel: config.model.upstream_name,
@@ -205,25 +259,12 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const chain = composeChain(plugins, terminal);
   const inFlight = new InFlight();
-  const readiness = new Readiness(
-    [
-      ...(storeUsed ? [storeCheck(async () => (await services.store()).ping())] : []),
-      ...(services.redis() !== undefined ? [redisCheck(() => services.redisConnected())] : []),
-      ...(config.server.ready_checks_upstream
-        ? [
-            upstreamCheck(() =>
-              anyReplicaHealthy(urls, flavor, { apiKey: upstreamApiKey, timeoutMs: UPSTREAM_PROBE_MS }),
-            ),
-          ]
-        : []),
-    ],
-    {
-      cacheMs: READY_CACHE_MS,
-      timeoutMs: READY_TIMEOUT_MS,
-      draining: () => inFlight.draining,
-      ...(options.now ? { now: options.now } : {}),
-    },
-  );
+  const readiness = new Readiness(node.readinessChecks(), {
+    cacheMs: READY_CACHE_MS,
+    timeoutMs: READY_TIMEOUT_MS,
+    draining: () => inFlight.draining,
+    ...(options.now ? { now: options.now } : {}),
+  });
   // What every door's exchanges share (proxy/exchange/run.ts): HTTP requests and WebSocket messages alike.
   const runtime: ExchangeRuntime = {
     chain,
@@ -284,16 +325,70 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
       })),
     tokenizerQueue: () => counter.queued(),
   });
-  await listen(server, config.server.port, config.server.host);
-  let admin: RunningAdmin | undefined;
-  let consoleServer: RunningConsole | undefined;
-  let metricsServer: RunningMetricsServer | undefined;
+  // The side listeners start before the gateway's own, so they close after its drain.
+  if (metrics !== undefined && config.metrics.port !== undefined) {
+    const { host, port } = config.metrics;
+    await node.start({
+      name: 'metrics',
+      start: () => startMetricsServer(metrics, { host, port }, log),
+      url: (server) => server.url,
+      close: (server) => server.close(),
+    });
+    log.info({ url: `${node.urlOf('metrics')}/metrics` }, 'metrics listening');
+  }
+  if (config.console.port !== undefined) {
+    const consoleConfig = config.console;
+    await node.start({
+      name: 'console',
+      start: () =>
+        startConsoleServer({
+          services,
+          config: consoleConfig,
+          mail: config.mail,
+          tiers: tiersOf(config.limits.tiers),
+          windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
+          oidcClientSecret: env[consoleConfig.oidc.client_secret_env] || undefined,
+          log,
+        }),
+      url: (server) => server.url,
+      close: (server) => server.close(),
+    });
+    log.info({ url: node.urlOf('console') }, 'console listening');
+  }
+  if (adminToken === undefined) {
+    log.info(
+      { admin: 'off' },
+      `admin API and dashboard off: set ${config.admin.token_env} (16+ characters) to run them on ${config.admin.host}:${config.admin.port}`,
+    );
+  } else {
+    await node.start({
+      name: 'admin',
+      start: () =>
+        startAdminServer({
+          services,
+          config: config.admin,
+          token: adminToken,
+          tiers: tiersOf(config.limits.tiers),
+          log,
+        }),
+      url: (server) => server.url,
+      close: (server) => server.close(),
+    });
+    log.info({ url: node.urlOf('admin') }, 'admin API and dashboard listening');
+  }
   const cut = new AbortController();
-  let stopping: Promise<void> | undefined;
-  /** Drains, then closes the parts in order: the plugins settle their last rows (the meter's group commit), the store writes the keys' last-used times. */
-  const stop = (timeoutMs: number): Promise<void> => {
-    stopping ??= (async () => {
-      const unsettled = await drainNode(
+  // How the node stops sets how long its drain may take: a drain's timeout, or none for a close.
+  let drainMs = 0;
+  let unsettled = 0;
+  await node.start({
+    name: 'gateway',
+    start: async () => {
+      await listen(server, config.server.port, config.server.host);
+      return server;
+    },
+    url: urlOf,
+    close: async (server) => {
+      unsettled = await drainNode(
         {
           server,
           inFlight,
@@ -304,85 +399,60 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
             ),
           log,
         },
-        { timeoutMs, cut: cut.signal },
+        { timeoutMs: drainMs, cut: cut.signal },
       );
-      await admin?.close();
-      await consoleServer?.close();
-      await metricsServer?.close();
-      for (const plugin of plugins) await plugin.close?.();
-      // The requests' spans have all ended: the last batch goes out (a collector that is down loses it).
-      await tracing
-        ?.shutdown()
-        .catch((error: unknown) => log.warn({ err: error }, 'the last traces could not be exported'));
-      await services.close();
-      await pool.close();
-      await counter.close();
-      await sim?.close();
+    },
+  });
+  let stopping: Promise<void> | undefined;
+  /** Drains, then closes the parts in the reverse of their start order. */
+  const stop = (timeoutMs: number): Promise<void> => {
+    stopping ??= (async () => {
+      drainMs = timeoutMs;
+      await node.close();
       if (unsettled > 0) throw new Error(`${unsettled} requests did not end before the gateway stopped`);
     })();
     return stopping;
   };
-  const close = (): Promise<void> => {
-    // A drain under way is cut short; otherwise this is a drain with no time to finish.
-    if (stopping !== undefined) cut.abort();
-    return stop(0);
+  const optionalUrl = (field: string, name: string): Record<string, string> => {
+    const url = node.urlOf(name);
+    return url === undefined ? {} : { [field]: url };
   };
-  if (adminToken === undefined) {
-    log.info(
-      { admin: 'off' },
-      `admin API and dashboard off: set ${config.admin.token_env} (16+ characters) to run them on ${config.admin.host}:${config.admin.port}`,
-    );
-  } else {
-    // A listener that cannot start (port taken) stops the whole start, with nothing left running.
-    admin = await startAdminServer({
-      services,
-      config: config.admin,
-      token: adminToken,
-      tiers: tiersOf(config.limits.tiers),
-      log,
-    }).catch(async (error: unknown) => {
-      await close();
-      throw error;
-    });
-    log.info({ url: admin.url }, 'admin API and dashboard listening');
-  }
-  if (config.console.port !== undefined) {
-    consoleServer = await startConsoleServer({
-      services,
-      config: config.console,
-      mail: config.mail,
-      tiers: tiersOf(config.limits.tiers),
-      windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
-      oidcClientSecret: env[config.console.oidc.client_secret_env] || undefined,
-      log,
-    }).catch(async (error: unknown) => {
-      await close();
-      throw error;
-    });
-    log.info({ url: consoleServer.url }, 'console listening');
-  }
-  if (metrics !== undefined && config.metrics.port !== undefined) {
-    metricsServer = await startMetricsServer(
-      metrics,
-      { host: config.metrics.host, port: config.metrics.port },
-      log,
-    ).catch(async (error: unknown) => {
-      await close();
-      throw error;
-    });
-    log.info({ url: `${metricsServer.url}/metrics` }, 'metrics listening');
-  }
   return {
-    url: urlOf(server),
+    url: node.urlOf('gateway')!,
     upstreamUrls: urls,
-    ...(admin !== undefined ? { adminUrl: admin.url } : {}),
-    ...(consoleServer !== undefined ? { consoleUrl: consoleServer.url } : {}),
-    ...(metricsServer !== undefined ? { metricsUrl: metricsServer.url } : {}),
+    ...optionalUrl('adminUrl', 'admin'),
+    ...optionalUrl('consoleUrl', 'console'),
+    ...optionalUrl('metricsUrl', 'metrics'),
     log,
-    close,
+    close: () => {
+      // A drain under way is cut short; otherwise this is a drain with no time to finish.
+      if (stopping !== undefined) cut.abort();
+      return stop(0);
+    },
     drain: () => stop(config.server.drain_timeout_ms),
     cutDrain: () => cut.abort(),
   };
+}
+
+/**
+ * The built-in reference upstream, when none is configured. Imported only here, and its tokenizer (~130 MB,
+ * 0.5 s) loaded with the first request that needs it, so an idle gateway does not hold it: one with a real
+ * upstream never pays it.
+ */
+async function startEmbeddedSim(config: GatewayConfig): Promise<RunningSim> {
+  const { startSim } = await import('../sim/server.js');
+  return startSim({
+    warmUp: false,
+    host: '127.0.0.1',
+    port: 0,
+    servedModel: config.model.upstream_name,
+    maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS,
+    ttftMs: config.sim.ttft_ms,
+    itlMs: config.sim.itl_ms,
+    outputTokens: config.sim.output_tokens,
+    reasoningParser: config.sim.reasoning_parser ?? false,
+    flavor: config.sim.flavor ?? 'vllm',
+  });
 }
 
 /** The tracer when `tracing.otlp_url` is set; the SDK's OTEL_BSP_SCHEDULE_DELAY sets how long spans wait for their batch. */

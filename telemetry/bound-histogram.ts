@@ -2,7 +2,7 @@
 // the buckets and three additions. prom-client's own observe checks and hashes the labels on every
 // call (about 1 µs, and a string for the collector): with it, the six observations of a request made
 // the metrics cost 7.5 µs a streamed request; bound, 2.3 µs (`npm run bench:metrics`). It is still a
-// prom-client Histogram to the registry, which renders it the same (test/unit/bound-histogram.test.ts).
+// prom-client Histogram to the registry, which renders it the same (test/unit/telemetry/bound-histogram.test.ts).
 import {
   Histogram,
   type MetricObjectWithValues,

@@ -166,7 +166,7 @@ t.test(
   "responses: Codex's stream begins with codex.rate_limits, the same figures as the headers; no other client gets it",
   async (t) => {
     const key = await newOrg(12_500_000);
-    // Codex as it names itself (test/unit/wire-negotiation.test.ts records its headers).
+    // Codex as it names itself (test/unit/proxy/routing/wire-negotiation.test.ts records its headers).
     const fromCodex = await responses(key, true, { originator: 'codex_exec', 'user-agent': 'codex_exec/0.171.0' });
     const frames = readSse(await fromCodex.text());
     t.same(

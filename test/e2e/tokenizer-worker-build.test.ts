@@ -4,7 +4,7 @@ import t from 'tap';
 import { packageRoot } from '../../config/package-root.js';
 import { TiktokenModel } from '../../tokenizer/tiktoken-model.js';
 import { compileToDist, runPlainNode } from '../helpers/from-build.js';
-import { REQUESTS } from '../unit/tokenizer-requests.js';
+import { REQUESTS } from '../unit/tokenizer/sample-requests.js';
 
 t.test('the worker file is found from the build too (dist/, plain node, no TypeScript loader)', async (t) => {
   const outDir = await compileToDist(t, 'tokenizer', ['tokenizer/worker-pool.ts', 'tokenizer/count-worker.ts']);

@@ -130,7 +130,7 @@ async function socketDeltas(headers: Record<string, string>): Promise<unknown[]>
   return deltas;
 }
 
-// Codex's upgrade headers, as the pinned 0.169 sends them (test/unit/wire-negotiation.test.ts).
+// Codex's upgrade headers, as the pinned 0.169 sends them (test/unit/proxy/routing/wire-negotiation.test.ts).
 const CODEX_UPGRADE = {
   originator: 'codex_exec',
   'user-agent': 'codex_exec/0.169.0 (Debian 12.0.0; x86_64) unknown (codex_exec; 0.169.0)',

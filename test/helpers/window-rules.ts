@@ -1,5 +1,5 @@
 // The rules every rate-limit window keeps, whatever its backend: run on the in-process one
-// (test/unit/ratelimit-window.test.ts) and on Redis (test/e2e/ratelimit-redis-window.test.ts).
+// (test/unit/plugins/ratelimit/window.test.ts) and on Redis (test/e2e/ratelimit-redis-window.test.ts).
 import type { Test } from 'tap';
 import { MAX_STEP, type RateWindow } from '../../plugins/ratelimit/window.js';
 

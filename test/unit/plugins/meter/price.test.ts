@@ -1,0 +1,114 @@
+// The meter's cost arithmetic (spec section 8.4): integer micro-credits, exact decimals, cache
+// multipliers, searches, and one rounding up per request.
+import t from 'tap';
+import { decimal, NO_USAGE, Pricer, type BilledUsage } from '../../../../plugins/meter/price.js';
+import { billedFromEstimate, billedFromUsage } from '../../../../plugins/meter/usage.js';
+import { DEFAULT_PRICES } from '../../../kit/prices.js';
+
+const defaults = DEFAULT_PRICES;
+const pricer = new Pricer(defaults);
+const cost = (usage: Partial<BilledUsage>): number => pricer.cost({ ...NO_USAGE, ...usage });
+
+t.test('a million input tokens cost input_per_mtok credits, a million output tokens output_per_mtok', async (t) => {
+  t.equal(cost({ input: 1_000_000 }), 200_000);
+  t.equal(cost({ output: 1_000_000 }), 800_000);
+  t.equal(cost({}), 0);
+});
+
+t.test(
+  'prices are exact decimals: 15 input tokens at 0.2 are 3 micro-credits, not 4 (0.2 × 15 in floating point is 3.0000000000000004)',
+  async (t) => {
+    t.equal(cost({ input: 15 }), 3);
+    t.equal(cost({ input: 5, output: 5 }), 5);
+    t.equal(cost({ input: 3 }), 1, '0.6 rounds up to 1');
+  },
+);
+
+t.test('cache writes cost 1.25× (5 minutes) or 2× (1 hour) the input price, cache reads 0.1×', async (t) => {
+  t.equal(cost({ cacheWrite5m: 1_000_000 }), 250_000);
+  t.equal(cost({ cacheWrite1h: 1_000_000 }), 400_000);
+  t.equal(cost({ cacheRead: 1_000_000 }), 20_000);
+  t.equal(cost({ input: 250, cacheRead: 600, cacheWrite5m: 100, cacheWrite1h: 50, output: 10 }), 50 + 12 + 25 + 20 + 8);
+});
+
+t.test('executed searches cost search_per_1000 credits per 1,000 on top of the tokens', async (t) => {
+  t.equal(cost({ searches: 1 }), 10_000, '$0.01 a search');
+  t.equal(cost({ searches: 1000 }), 10_000_000);
+  t.equal(cost({ input: 5, searches: 3 }), 30_001);
+});
+
+t.test('a request is rounded up once, at the end, not per kind', async (t) => {
+  // 0.2 + 0.02 + 0.8 = 1.02 micro-credits: 2, where rounding each kind up would give 3.
+  t.equal(cost({ input: 1, cacheRead: 1, output: 1 }), 2);
+  t.equal(cost({ cacheRead: 1 }), 1, 'any fraction of a micro-credit is one');
+});
+
+t.test('other prices: whole numbers, many decimals and exponents are read exactly', async (t) => {
+  const vendor = new Pricer({
+    input_per_mtok: 3,
+    output_per_mtok: 15,
+    cache_write_5m_multiplier: 1.25,
+    cache_write_1h_multiplier: 2,
+    cache_read_multiplier: 0.1,
+    search_per_1000: 10,
+  });
+  t.equal(
+    vendor.cost({ ...NO_USAGE, input: 1000, output: 1000, cacheRead: 1000, cacheWrite5m: 1000, cacheWrite1h: 1000 }),
+    3000 + 15000 + 300 + 3750 + 6000,
+  );
+  t.same(decimal(0.2), { digits: 2n, scale: 1 });
+  t.same(decimal(1e-7), { digits: 1n, scale: 7 });
+  t.same(decimal(1.5e-7), { digits: 15n, scale: 8 });
+  t.same(decimal(2e21), { digits: 2_000_000_000_000_000_000_000n, scale: 0 });
+  const tiny = new Pricer({ ...defaults, input_per_mtok: 1e-7 });
+  t.equal(tiny.cost({ ...NO_USAGE, input: 10_000_000 }), 1);
+  t.equal(tiny.cost({ ...NO_USAGE, input: 10_000_001 }), 2);
+  t.throws(() => decimal(-1));
+  t.throws(() => decimal(Number.NaN));
+});
+
+t.test(
+  'OpenAI-style usage: prompt_tokens includes cached and cache-written tokens, which are not billed twice',
+  async (t) => {
+    const billed = billedFromUsage(
+      {
+        prompt_tokens: 1000,
+        completion_tokens: 10,
+        total_tokens: 1010,
+        prompt_tokens_details: {
+          cached_tokens: 600,
+          cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 50 },
+        },
+      },
+      2,
+    );
+    t.same(billed, { input: 250, output: 10, cacheRead: 600, cacheWrite5m: 100, cacheWrite1h: 50, searches: 2 });
+    t.equal(pricer.cost(billed), 50 + 12 + 25 + 20 + 8 + 20_000);
+    t.same(billedFromUsage({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 }, 0), {
+      ...NO_USAGE,
+      input: 7,
+      output: 3,
+    });
+    t.same(
+      billedFromUsage({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, prompt_tokens_details: null }, 0),
+      { ...NO_USAGE, input: 7, output: 3 },
+    );
+  },
+);
+
+t.test('usage with missing or malformed counts bills them as zero, never throws', async (t) => {
+  const billed = billedFromUsage(
+    {
+      prompt_tokens: 5.5,
+      completion_tokens: -3,
+      total_tokens: 0,
+      prompt_tokens_details: { cached_tokens: '10' },
+    } as never,
+    0,
+  );
+  t.same(billed, NO_USAGE);
+});
+
+t.test('without usage, the bill is the input estimate and the output estimate, with the searches', async (t) => {
+  t.same(billedFromEstimate(120, 11, 1), { ...NO_USAGE, input: 120, output: 11, searches: 1 });
+});

@@ -1,3 +1,0 @@
-// The audit log's tests of store-audit.test.ts, on PostgreSQL.
-process.env.GATEWAY_TEST_STORE = 'postgres';
-await import('./store-audit.test.js');

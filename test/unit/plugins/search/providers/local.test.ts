@@ -11,6 +11,7 @@ import {
   type SearchQuery,
 } from '../../../../../plugins/search/providers/index.js';
 import { bestPassages, CONTENT_LIMIT } from '../../../../../plugins/search/providers/local.js';
+import { searchProviderContract } from '../../../../kit/search-provider-contract.js';
 
 const root = packageRoot();
 let demo: SearchProvider;
@@ -88,15 +89,6 @@ t.test('a result carries the title, the document text without front matter, and 
   t.notMatch(result?.content, /---|url:/);
 });
 
-t.test('an aborted search is refused as unavailable', async (t) => {
-  const controller = new AbortController();
-  controller.abort();
-  await t.rejects(demo.search(query('lisbon', { signal: controller.signal })), {
-    name: 'SearchError',
-    code: 'unavailable',
-  });
-});
-
 t.test('a long document gives its best-matching passages, within the content limit', async (t) => {
   const filler = (n: number): string =>
     Array.from({ length: 60 }, (_, i) => `filler sentence ${n}-${i} about nothing much.`).join(' ');
@@ -168,4 +160,10 @@ t.test('every demo document loads from the source tree, on several domains', asy
   t.ok(documents.length >= 20);
   t.ok(new Set(documents.map((document) => new URL(document.url).hostname)).size >= 5);
   t.ok(documents.every((document) => document.date !== undefined && document.text.length > 100));
+});
+
+searchProviderContract(t, {
+  name: 'local',
+  service: { notApplicable: 'the local index answers in-process: no HTTP, no timeout', options: {} },
+  key: { notApplicable: 'the local index needs no API key' },
 });

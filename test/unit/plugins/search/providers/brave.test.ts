@@ -1,13 +1,14 @@
-// The Brave Search adapter against a protocol-faithful fake of its web search API on loopback.
+// The Brave Search adapter against a protocol-faithful fake of its web search API on loopback: its wire
+// (request, results, options) here, the rules every provider keeps in the contract.
 import t from 'tap';
 import {
   createSearchProvider,
-  SearchError,
   type SearchProvider,
   type SearchQuery,
-} from '../../plugins/search/providers/index.js';
-import { startBraveFake } from '../fakes/brave-fake.js';
-import type { FakeSearchServer } from '../fakes/search-fake.js';
+} from '../../../../../plugins/search/providers/index.js';
+import { startBraveFake } from '../../../../fakes/brave-fake.js';
+import type { FakeSearchServer } from '../../../../fakes/search-fake.js';
+import { searchProviderContract } from '../../../../kit/search-provider-contract.js';
 
 const TOKEN = 'brave-test-token';
 let fake: FakeSearchServer;
@@ -20,9 +21,9 @@ t.beforeEach(() => {
   fake.requests.length = 0;
 });
 
-const provider = (extra: Record<string, unknown> = {}, timeoutMs = 2000): Promise<SearchProvider> =>
+const provider = (extra: Record<string, unknown> = {}): Promise<SearchProvider> =>
   createSearchProvider(
-    { provider: 'brave', timeout_ms: timeoutMs, brave: { url: fake.url, api_key_env: 'TEST_BRAVE_KEY', ...extra } },
+    { provider: 'brave', timeout_ms: 2000, brave: { url: fake.url, api_key_env: 'TEST_BRAVE_KEY', ...extra } },
     { resolvePath: (path) => path, env: { TEST_BRAVE_KEY: TOKEN } },
   );
 const query = (fields: Partial<SearchQuery> = {}): SearchQuery => ({
@@ -81,64 +82,25 @@ t.test('with a domain list, asks for 20 results and keeps only the allowed ones,
   t.notOk(blocked.some((result) => result.url.includes('docs.example.com')));
 });
 
-t.test('HTTP 429 → too_many_requests', async (t) => {
-  fake.mode = 'rate_limited';
-  const error = await (await provider()).search(query()).catch((caught: unknown) => caught);
-  t.ok(error instanceof SearchError);
-  t.match(error, { code: 'too_many_requests', message: /^brave: HTTP 429: .*RATE_LIMITED/ });
-});
-
-t.test('HTTP 500 → unavailable', async (t) => {
-  fake.mode = 'server_error';
-  await t.rejects((await provider()).search(query()), {
+t.test('a query over 400 characters → query_too_long, not sent', async (t) => {
+  await t.rejects((await provider()).search(query({ query: 'x'.repeat(401) })), {
     name: 'SearchError',
-    code: 'unavailable',
-    message: /^brave: HTTP 500/,
+    code: 'query_too_long',
   });
+  t.equal(fake.requests.length, 0);
 });
 
-t.test('a refused query (422) → invalid_input; a query over 400 characters → query_too_long, not sent', async (t) => {
-  fake.requests.length = 0;
-  await t.rejects((await provider()).search(query({ query: Array(60).fill('word').join(' ') })), {
-    code: 'invalid_input',
-    message: /HTTP 422/,
-  });
-  await t.rejects((await provider()).search(query({ query: 'x'.repeat(401) })), { code: 'query_too_long' });
-  t.equal(fake.requests.length, 1);
-});
-
-t.test('a wrong token (401) → unavailable, and the message does not carry the token', async (t) => {
-  const wrong = await createSearchProvider(
-    { provider: 'brave', brave: { url: fake.url } },
-    { resolvePath: (path) => path, env: { BRAVE_API_KEY: 'not-the-token' } },
-  );
-  const error = await wrong.search(query()).catch((caught: unknown) => caught);
-  t.match(error, { code: 'unavailable', message: /HTTP 401/ });
-  t.notMatch((error as Error).message, /not-the-token/);
-});
-
-t.test('no answer within timeout_ms → unavailable', async (t) => {
-  fake.mode = 'slow';
-  await t.rejects((await provider({}, 200)).search(query()), {
-    code: 'unavailable',
-    message: 'brave: no answer within 200 ms',
-  });
-});
-
-t.test('the caller aborting → unavailable at once', async (t) => {
-  fake.mode = 'slow';
-  const controller = new AbortController();
-  // The caller leaves once the service has the query (which it answers only seconds later).
-  void fake.nextRequest().then(() => controller.abort());
-  await t.rejects((await provider()).search(query({ signal: controller.signal })), {
-    code: 'unavailable',
-    message: 'brave: the search was aborted',
-  });
-});
-
-t.test('a missing API key variable stops the start, naming the variable', async (t) => {
-  await t.rejects(
-    createSearchProvider({ provider: 'brave' }, { resolvePath: (path) => path, env: {} }),
-    /BRAVE_API_KEY/,
-  );
+searchProviderContract(t, {
+  name: 'brave',
+  service: {
+    startFake: () => startBraveFake(TOKEN),
+    options: (url, keyVariable) => ({
+      provider: 'brave',
+      brave: { url, ...(keyVariable !== undefined ? { api_key_env: keyVariable } : {}) },
+    }),
+    rateLimitDetail: /RATE_LIMITED/,
+    // Brave takes at most 50 words.
+    refusedQuery: { query: Array(60).fill('word').join(' '), detail: /HTTP 422/ },
+  },
+  key: { defaultVariable: 'BRAVE_API_KEY', value: TOKEN },
 });

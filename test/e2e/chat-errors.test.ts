@@ -1,14 +1,10 @@
 // Every error status of the chat dialect, with its body shape (spec section 7), driven with plain fetch.
 import t, { type Test } from 'tap';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({
-    yaml: 'server:\n  body_limit_bytes: 2048\nupstream:\n  forward_headers: [x-sim-fault, x-sim-ttft-ms]\n  idle_timeout_ms: 300\n  first_byte_timeout_ms: 300\n',
-  });
+const stack = await stackForFile(t, {
+  yaml: 'server:\n  body_limit_bytes: 2048\nupstream:\n  forward_headers: [x-sim-fault, x-sim-ttft-ms]\n  idle_timeout_ms: 300\n  first_byte_timeout_ms: 300\n',
 });
-t.teardown(() => stack.close());
 
 const MODEL = 'qwen3-8b';
 const hello = { model: MODEL, messages: [{ role: 'user', content: 'Hello' }] };

@@ -1,7 +1,9 @@
 // The chat dialect driven by the real `openai` package (current major on Node 20: 6.x), in both wire profiles.
 import OpenAI from 'openai';
 import t from 'tap';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { forwardHeaders } from '../kit/stack-presets.js';
+import { openaiClient, WIRE_PROFILES } from '../kit/openai-client.js';
 
 const MODEL = 'qwen3-8b';
 const WEATHER_TOOL = {
@@ -13,20 +15,10 @@ const WEATHER_TOOL = {
   },
 };
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({ yaml: 'upstream:\n  forward_headers: [x-sim-fault]\n' });
-});
-t.teardown(() => stack.close());
+const stack = await stackForFile(t, { yaml: forwardHeaders('x-sim-fault') });
 
-for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI =>
-    new OpenAI({
-      apiKey: 'sk-test',
-      baseURL: stack.baseURL,
-      defaultHeaders: { 'x-gateway-wire': wire },
-      maxRetries: 0,
-    });
+for (const wire of WIRE_PROFILES) {
+  const client = (): OpenAI => openaiClient(stack, wire);
 
   t.test(`[${wire}] create returns a chat.completion with the public model id and usage`, async (t) => {
     const completion = await client().chat.completions.create({

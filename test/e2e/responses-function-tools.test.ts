@@ -7,7 +7,8 @@ import OpenAI from 'openai';
 import t from 'tap';
 import { z } from 'zod';
 import { present } from '../helpers/present.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { openaiClient, WIRE_PROFILES } from '../kit/openai-client.js';
 import { readSse } from '../kit/sse-reader.js';
 
 const MODEL = 'qwen3-8b';
@@ -28,21 +29,11 @@ const WEATHER = {
 type AgentsClient = ConstructorParameters<typeof OpenAIResponsesModel>[0];
 const agentsClient = (client: OpenAI): AgentsClient => client as unknown as AgentsClient;
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({ yaml: 'dialects:\n  responses:\n    function_tools: true\n' });
-  setTracingDisabled(true);
-});
-t.teardown(() => stack.close());
+const stack = await stackForFile(t, { yaml: 'dialects:\n  responses:\n    function_tools: true\n' });
+setTracingDisabled(true);
 
-for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI =>
-    new OpenAI({
-      apiKey: 'sk-test',
-      baseURL: stack.baseURL,
-      defaultHeaders: { 'x-gateway-wire': wire },
-      maxRetries: 0,
-    });
+for (const wire of WIRE_PROFILES) {
+  const client = (): OpenAI => openaiClient(stack, wire);
 
   t.test(`[${wire}] a tool round trip: a function_call item, then function_call_output, then the answer`, async (t) => {
     const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Use get_weather city=Paris' }];

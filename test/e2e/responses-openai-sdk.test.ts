@@ -1,24 +1,16 @@
 // The responses dialect driven by the real `openai` package (6.x): create, create with stream, and the stream helper, in both profiles.
 import OpenAI from 'openai';
 import t from 'tap';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { forwardHeaders } from '../kit/stack-presets.js';
+import { openaiClient, WIRE_PROFILES } from '../kit/openai-client.js';
 
 const MODEL = 'qwen3-8b';
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({ yaml: 'upstream:\n  forward_headers: [x-sim-fault]\n' });
-});
-t.teardown(() => stack.close());
+const stack = await stackForFile(t, { yaml: forwardHeaders('x-sim-fault') });
 
-for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI =>
-    new OpenAI({
-      apiKey: 'sk-test',
-      baseURL: stack.baseURL,
-      defaultHeaders: { 'x-gateway-wire': wire },
-      maxRetries: 0,
-    });
+for (const wire of WIRE_PROFILES) {
+  const client = (): OpenAI => openaiClient(stack, wire);
 
   t.test(`[${wire}] responses.create returns the text, a message item and usage`, async (t) => {
     const response = await client().responses.create({

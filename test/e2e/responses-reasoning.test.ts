@@ -3,7 +3,8 @@
 // their events) and in the body; reasoning.effort as the upstream's switch; replayed reasoning items accepted.
 import OpenAI from 'openai';
 import t from 'tap';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { openaiClient, WIRE_PROFILES } from '../kit/openai-client.js';
 
 const MODEL = 'qwen3-8b';
 const INPUT = 'think: Let me greet.\necho: Hello!';
@@ -13,14 +14,10 @@ const REASONING = {
   content: [{ type: 'reasoning_text', text: '\nLet me greet.\n' }],
 };
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({
-    sim: { reasoningParser: true },
-    yaml: 'dialects:\n  responses:\n    function_tools: true\n',
-  });
+const stack = await stackForFile(t, {
+  sim: { reasoningParser: true },
+  yaml: 'dialects:\n  responses:\n    function_tools: true\n',
 });
-t.teardown(() => stack.close());
 
 const lastUpstreamBody = (): Record<string, unknown> =>
   stack.sim
@@ -28,14 +25,8 @@ const lastUpstreamBody = (): Record<string, unknown> =>
     .filter((request) => request.path === '/v1/chat/completions')
     .at(-1)!.body as Record<string, unknown>;
 
-for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI =>
-    new OpenAI({
-      apiKey: 'sk-test',
-      baseURL: stack.baseURL,
-      defaultHeaders: { 'x-gateway-wire': wire },
-      maxRetries: 0,
-    });
+for (const wire of WIRE_PROFILES) {
+  const client = (): OpenAI => openaiClient(stack, wire);
 
   t.test(`[${wire}] responses.create: a reasoning item before the message, the text without it`, async (t) => {
     const response = await client().responses.create({ model: MODEL, input: INPUT });

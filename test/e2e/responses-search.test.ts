@@ -4,17 +4,15 @@
 import OpenAI from 'openai';
 import t from 'tap';
 import { rejection } from '../helpers/rejection.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { chainOf, SEARCH_LOCAL } from '../kit/stack-presets.js';
+import { openaiClient, WIRE_PROFILES } from '../kit/openai-client.js';
 
 const MODEL = 'qwen3-8b';
 
 type SimMessage = { role: string; content: string | null };
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({ yaml: 'plugins:\n  - name: search\n    options: { provider: local }\n' });
-});
-t.teardown(() => stack.close());
+const stack = await stackForFile(t, { yaml: chainOf(SEARCH_LOCAL) });
 
 /** The results the model read in the last upstream call: the numbered lines of its last tool message. */
 function resultLines(): string[] {
@@ -49,14 +47,8 @@ function comparable(response: OpenAI.Responses.Response): unknown {
   );
 }
 
-for (const wire of ['spec', 'openai'] as const) {
-  const client = (): OpenAI =>
-    new OpenAI({
-      apiKey: 'sk-test',
-      baseURL: stack.baseURL,
-      defaultHeaders: { 'x-gateway-wire': wire },
-      maxRetries: 0,
-    });
+for (const wire of WIRE_PROFILES) {
+  const client = (): OpenAI => openaiClient(stack, wire);
 
   t.test(
     `[${wire}] responses.create: web_search_call item first, then the message with url_citation annotations, and the count`,

@@ -8,31 +8,19 @@
 // - and the organization's limit (429 rate_limit_error) kept apart from an overloaded upstream
 //   (503 overloaded_error, the organization still `allowed`).
 import t from 'tap';
-import type { Store } from '../../store/store.js';
 import { readSse } from '../kit/sse-reader.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, forwardHeaders, tiersOf } from '../kit/stack-presets.js';
 
 const REQUESTS_PER_MINUTE = 4;
-const yaml = `upstream:
-  forward_headers: [x-sim-fault]
-limits:
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: ${REQUESTS_PER_MINUTE}, input_tokens_per_minute: 100000, output_tokens_per_minute: 100000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-  - name: meter
-`;
+const yaml = [
+  forwardHeaders('x-sim-fault'),
+  tiersOf({ name: 'Start', fromSpend: 0, requests: REQUESTS_PER_MINUTE, inputTokens: 100_000, outputTokens: 100_000 }),
+  CHAINS.authRatelimitMeter,
+].join('');
 
-let stack: Stack;
-let store: Store;
-t.before(async () => {
-  stack = await startStack({ yaml });
-  store = await stack.store();
-});
-t.teardown(async () => {
-  await stack.close();
-});
+const stack = await stackForFile(t, { yaml });
+const store = await stack.store();
 
 let orgs = 0;
 /** A new organization (its own window) with `credits` micro-credits, and a key. */

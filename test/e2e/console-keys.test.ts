@@ -1,55 +1,27 @@
 // A member's organization and keys in the console, in a real headless Chromium: the numbers and the
 // current window's use; a key created, shown once, copied, used and revoked; a member cannot revoke
 // another member's key, an organization admin can; nobody sees another organization, whatever the URL.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import type { Store } from '../../store/store.js';
-import { byTestId, launchChromium, textOf } from '../helpers/browser.js';
+import { byTestId, textOf } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
-import { consoleEnvironment, signedInPage } from '../helpers/console.js';
+import { signedInPage } from '../helpers/console.js';
 import { chatStatus } from '../helpers/key-use.js';
-import { startSmtp, type RunningSmtp } from '../helpers/smtp.js';
-import { startStack, type Stack } from '../helpers/stack.js';
-import { freshStoreEnvironment } from '../helpers/test-store.js';
+import { ACME_MEMBERS, consoleStackForFile } from '../kit/console-stack.js';
+import { AUTH_CACHED, chainOf } from '../kit/stack-presets.js';
 
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
-let smtp: RunningSmtp;
-let stack: Stack;
-let store: Store;
-let browser: Browser;
-let consoleUrl: string;
-let acme: string;
-let globex: string;
-let globexKey: string;
-
-t.before(async () => {
-  smtp = await startSmtp();
-  stack = await startStack({
-    yaml: 'plugins:\n  - name: auth\n    options: { cache_ttl_ms: 5000 }\n  - name: ratelimit\n',
-    env: { ...consoleEnvironment(smtp), ...(await freshStoreEnvironment()) },
-    // The auth cache's clock stands still: no entry ever expires, so only the revocation bus can drop one.
-    now: new TestClock().now,
-  });
-  consoleUrl = stack.gateway.consoleUrl!;
-  store = await stack.store();
-  acme = (
-    await store.orgs.create('acme', [
-      { email: 'ada@acme.example', role: 'admin' },
-      { email: 'bob@acme.example', role: 'member' },
-      { email: 'cy@acme.example', role: 'member' },
-    ])
-  ).id;
-  await store.orgs.addCredits(acme, 12_500_000);
-  globex = (await store.orgs.create('globex', [{ email: 'gil@globex.example', role: 'admin' }])).id;
-  globexKey = (await store.keys.create(globex, 'globex-prod', { who: 'gil@globex.example', address: null })).record.id;
-  browser = await launchChromium();
+const { smtp, stack, store, browser, consoleUrl } = await consoleStackForFile(t, {
+  yaml: chainOf(AUTH_CACHED, 'ratelimit'),
+  // The auth cache's clock stands still: no entry ever expires, so only the revocation bus can drop one.
+  now: new TestClock().now,
 });
-t.teardown(async () => {
-  await browser?.close();
-  await stack?.close();
-  await smtp?.close();
-});
+const acme = (await store.orgs.create('acme', ACME_MEMBERS)).id;
+await store.orgs.addCredits(acme, 12_500_000);
+const globex = (await store.orgs.create('globex', [{ email: 'gil@globex.example', role: 'admin' }])).id;
+const globexKey = (await store.keys.create(globex, 'globex-prod', { who: 'gil@globex.example', address: null })).record
+  .id;
 
 /** A page signed in as `email`; the refusals this file provokes (403, 404) are expected in its console. */
 const signedIn = (t: Test, email: string) =>

@@ -2,41 +2,14 @@
 // an admin's invitation e-mail lets the invited person sign in; roles change and members are removed
 // (after the page's own confirmation), each in the audit log with who and from where; an organization
 // keeps at least one admin.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import type { Store } from '../../store/store.js';
-import { byTestId, launchChromium, openPage, textOf } from '../helpers/browser.js';
-import { consoleEnvironment, linkIn, mailTo, signedInPage } from '../helpers/console.js';
-import { startSmtp, type RunningSmtp } from '../helpers/smtp.js';
-import { startStack, type Stack } from '../helpers/stack.js';
-import { freshStoreEnvironment } from '../helpers/test-store.js';
+import { byTestId, openPage, textOf } from '../helpers/browser.js';
+import { linkIn, mailTo, signedInPage } from '../helpers/console.js';
+import { ACME_MEMBERS, consoleStackForFile } from '../kit/console-stack.js';
 
-let smtp: RunningSmtp;
-let stack: Stack;
-let store: Store;
-let browser: Browser;
-let consoleUrl: string;
-let acme: string;
-
-t.before(async () => {
-  smtp = await startSmtp();
-  stack = await startStack({ env: { ...consoleEnvironment(smtp), ...(await freshStoreEnvironment()) } });
-  consoleUrl = stack.gateway.consoleUrl!;
-  store = await stack.store();
-  acme = (
-    await store.orgs.create('acme', [
-      { email: 'ada@acme.example', role: 'admin' },
-      { email: 'bob@acme.example', role: 'member' },
-      { email: 'cy@acme.example', role: 'member' },
-    ])
-  ).id;
-  browser = await launchChromium();
-});
-t.teardown(async () => {
-  await browser?.close();
-  await stack?.close();
-  await smtp?.close();
-});
+const { smtp, store, browser, consoleUrl } = await consoleStackForFile(t);
+const acme = (await store.orgs.create('acme', ACME_MEMBERS)).id;
 
 const signedIn = (t: Test, email: string) =>
   signedInPage(t, browser, { consoleUrl, smtp, email, expected: /status of (401|404|409)/ });

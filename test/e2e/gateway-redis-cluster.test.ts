@@ -13,6 +13,7 @@ import { RedisRevocationBus } from '../../store/redis-revocations.js';
 import { openStore, type Store } from '../../store/store.js';
 import { runGateway, startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startRedisCluster, type RunningRedisCluster } from '../helpers/redis-cluster.js';
+import { AUTH_CACHED, chainOf, startTier } from '../kit/stack-presets.js';
 
 const LIMIT = 50;
 const hello = JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] });
@@ -65,18 +66,7 @@ t.before(async () => {
   [cluster, sim] = await Promise.all([startRedisCluster(), startSim({})]);
   const dir = mkdtempSync(join(tmpdir(), 'gateway-cluster-nodes-'));
   const config = join(dir, 'gateway.yaml');
-  writeFileSync(
-    config,
-    `limits:
-  window_ms: 60000
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: ${LIMIT}, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-plugins:
-  - name: auth
-    options: { cache_ttl_ms: 5000 }
-  - name: ratelimit
-`,
-  );
+  writeFileSync(config, startTier(LIMIT) + chainOf(AUTH_CACHED, 'ratelimit'));
   store = await openStore({ dataDir: join(dir, 'data') });
   env = {
     GATEWAY_CONFIG: config,

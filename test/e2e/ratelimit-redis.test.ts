@@ -10,6 +10,7 @@ import { startSim, type RunningSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startRedis, type RunningRedis } from '../helpers/redis.js';
+import { CHAINS, startTier } from '../kit/stack-presets.js';
 
 const LIMIT = 50;
 const CALLS = 150;
@@ -28,17 +29,7 @@ t.teardown(async () => {
 async function cluster(redisUrl?: string): Promise<{ nodes: GatewayProcess[]; key: string; orgId: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-nodes-'));
   const config = join(dir, 'gateway.yaml');
-  writeFileSync(
-    config,
-    `limits:
-  window_ms: 60000
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: ${LIMIT}, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-`,
-  );
+  writeFileSync(config, startTier(LIMIT) + CHAINS.authRatelimit);
   const store = await openStore({ dataDir: join(dir, 'data') });
   const org = await store.orgs.create('acme');
   const { key } = await store.keys.create('acme', 'shared');

@@ -4,33 +4,24 @@
 import t, { type Test } from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
 import type { ChatRequest } from '../../core/canonical.js';
-import type { Store } from '../../store/store.js';
 import { orgWithKey } from '../helpers/org-key.js';
-import { requestLine, startStack, type Stack } from '../helpers/stack.js';
+import { requestLine } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, forwardHeaders, tiersOf } from '../kit/stack-presets.js';
 
 const LIMITS = { requests: 3, input: 100_000, output: 100_000 };
-const yaml = `upstream:
-  forward_headers: [x-sim-output-tokens, x-sim-itl-ms]
-limits:
-  window_ms: 60000
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: ${LIMITS.requests}, input_tokens_per_minute: ${LIMITS.input}, output_tokens_per_minute: ${LIMITS.output} }
-    - { name: Build, from_spend: 100, requests_per_minute: 7, input_tokens_per_minute: 200000, output_tokens_per_minute: 150000 }
-    - { name: Tight, from_spend: 1000, requests_per_minute: 100, input_tokens_per_minute: 400, output_tokens_per_minute: 100000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-`;
+const yaml = [
+  forwardHeaders('x-sim-output-tokens', 'x-sim-itl-ms'),
+  tiersOf(
+    { name: 'Start', fromSpend: 0, requests: LIMITS.requests, inputTokens: LIMITS.input, outputTokens: LIMITS.output },
+    { name: 'Build', fromSpend: 100, requests: 7, inputTokens: 200_000, outputTokens: 150_000 },
+    { name: 'Tight', fromSpend: 1000, requests: 100, inputTokens: 400, outputTokens: 100_000 },
+  ),
+  CHAINS.authRatelimit,
+].join('');
 
-let stack: Stack;
-let store: Store;
-t.before(async () => {
-  stack = await startStack({ yaml });
-  store = await stack.store();
-});
-t.teardown(async () => {
-  await stack.close();
-});
+const stack = await stackForFile(t, { yaml });
+const store = await stack.store();
 
 let orgs = 0;
 /** A new organization (so fresh counters) with `spent` credits of lifetime spend, and its key. */

@@ -7,16 +7,14 @@ from typing import Any
 
 import openai
 
-from scenario import RequestIds, run, settings
+from scenario import RequestIds, openai_client, run, settings
 
 s = settings()
 request_ids = RequestIds()
 
 
 def client(api_key: str | None = None) -> openai.OpenAI:
-    """The gateway and key from OPENAI_BASE_URL and OPENAI_API_KEY, as a user sets them; another key if given."""
-    http = openai.DefaultHttpxClient(event_hooks={"response": [request_ids]})
-    return openai.OpenAI(api_key=api_key, max_retries=0, http_client=http)
+    return openai_client(request_ids, api_key)
 
 
 WEATHER: Any = {

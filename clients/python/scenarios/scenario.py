@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import openai
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -41,6 +43,12 @@ class RequestIds:
     def take(self) -> list[str | None]:
         taken, self._seen = self._seen, []
         return taken
+
+
+def openai_client(request_ids: RequestIds, api_key: str | None = None) -> openai.OpenAI:
+    """The gateway and key from OPENAI_BASE_URL and OPENAI_API_KEY, as a user sets them; another key if given."""
+    http = openai.DefaultHttpxClient(event_hooks={"response": [request_ids]})
+    return openai.OpenAI(api_key=api_key, max_retries=0, http_client=http)
 
 
 def raised(error: BaseException) -> dict[str, Any]:

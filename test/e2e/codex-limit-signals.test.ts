@@ -6,28 +6,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { codexSetup, type CodexSetup } from '../helpers/codex.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, tiersOf } from '../kit/stack-presets.js';
 
-let stack: Stack;
-t.before(async () => {
-  stack = await startStack({
-    yaml: `limits:
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: 10, input_tokens_per_minute: 1000000, output_tokens_per_minute: 100000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-  - name: meter
-  - name: search
-    options: { provider: local }
-dialects:
-  responses:
-    function_tools: true
-`,
-  });
-});
-t.teardown(async () => {
-  await stack.close();
+const stack = await stackForFile(t, {
+  yaml:
+    tiersOf({ name: 'Start', fromSpend: 0, requests: 10, outputTokens: 100_000 }) +
+    CHAINS.authRatelimitMeterSearch +
+    'dialects:\n  responses:\n    function_tools: true\n',
 });
 
 /** Every line of the session files (rollouts) Codex wrote under its CODEX_HOME. */

@@ -4,27 +4,24 @@
 // request, plus the output produced; nothing if it had not answered yet).
 import t from 'tap';
 import { estimateInputTokens } from '../../limits/estimate.js';
-import type { Store } from '../../store/store.js';
 import type { DialectName } from '../../dialects/registry.js';
 import { DIALECTS, ledgerRow, PATHS, requestBody } from '../helpers/metered-answers.js';
-import { requestLine, startStack, type Stack } from '../helpers/stack.js';
+import { orgWithKey } from '../helpers/org-key.js';
+import { requestLine } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, forwardHeaders } from '../kit/stack-presets.js';
 
-let stack: Stack;
-let store: Store;
-let key: string;
-
-t.before(async () => {
-  stack = await startStack({
-    // A credit per million tokens is a micro-credit per token: the cost is the input tokens plus twice the output.
-    // No keep-alive ping before the first token either: the head must leave without one.
-    yaml: 'server:\n  sse_ping_ms: 600000\nupstream:\n  forward_headers: [x-sim-ttft-ms]\npricing: { input_per_mtok: 1, output_per_mtok: 2 }\nplugins:\n  - name: auth\n  - name: meter\n',
-  });
-  store = await stack.store();
-  await store.orgs.create('acme');
-  await store.orgs.addCredits('acme', 100_000_000);
-  key = (await store.keys.create('acme', 'tests')).key;
+const stack = await stackForFile(t, {
+  // A credit per million tokens is a micro-credit per token: the cost is the input tokens plus twice the output.
+  // No keep-alive ping before the first token either: the head must leave without one.
+  yaml:
+    'server:\n  sse_ping_ms: 600000\n' +
+    forwardHeaders('x-sim-ttft-ms') +
+    'pricing: { input_per_mtok: 1, output_per_mtok: 2 }\n' +
+    CHAINS.authMeter,
 });
-t.teardown(() => stack.close());
+const store = await stack.store();
+const { key } = await orgWithKey(store, 'acme', { credits: 100 });
 
 const TEXT = 'echo: hello there';
 /** The prompt the meter bills when the upstream's usage never came: its input estimate (the same request in every dialect). */

@@ -3,40 +3,25 @@
 // what the ledger holds.
 import t, { type Test } from 'tap';
 import type { DialectName } from '../../dialects/registry.js';
-import type { Store } from '../../store/store.js';
 import { DIALECTS, PATHS, readAnswer, requestBody, type LedgerTokens } from '../helpers/metered-answers.js';
 import { orgWithKey } from '../helpers/org-key.js';
 import { scrape, sumOf, type Sample } from '../helpers/prometheus-text.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, tiersOf } from '../kit/stack-presets.js';
 
-const yaml = `limits:
-  window_ms: 60000
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: 1000, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-    - { name: Tiny, from_spend: 1000, requests_per_minute: 1, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-  - name: meter
-  - name: search
-    options: { provider: local }
-`;
+const yaml =
+  tiersOf({ name: 'Start', fromSpend: 0, requests: 1000 }, { name: 'Tiny', fromSpend: 1000, requests: 1 }) +
+  CHAINS.authRatelimitMeterSearch;
 
-let stack: Stack;
-let store: Store;
-let metricsUrl: string;
+const stack = await stackForFile(t, { yaml, env: { GATEWAY_METRICS_PORT: '0' } });
+const metricsUrl = stack.gateway.metricsUrl!;
+const store = await stack.store();
 /** A key of an organization with credits on the Start tier; one on the Tiny tier (one request a minute); one without credits. */
-const keys = { paying: '', tiny: '', broke: '' };
-
-t.before(async () => {
-  stack = await startStack({ yaml, env: { GATEWAY_METRICS_PORT: '0' } });
-  metricsUrl = stack.gateway.metricsUrl!;
-  store = await stack.store();
-  keys.paying = (await orgWithKey(store, 'paying', { credits: 100 })).key;
-  keys.tiny = (await orgWithKey(store, 'tiny', { credits: 100, spentCredits: 1000 })).key;
-  keys.broke = (await orgWithKey(store, 'broke')).key;
-});
-t.teardown(() => stack.close());
+const keys = {
+  paying: (await orgWithKey(store, 'paying', { credits: 100 })).key,
+  tiny: (await orgWithKey(store, 'tiny', { credits: 100, spentCredits: 1000 })).key,
+  broke: (await orgWithKey(store, 'broke')).key,
+};
 
 /** What a client received: the status, and the usage of a complete answer (ledger terms). */
 interface Received {

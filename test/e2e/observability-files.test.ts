@@ -11,7 +11,9 @@ import { packageRoot } from '../../config/package-root.js';
 import { GatewayMetrics } from '../../telemetry/metrics.js';
 import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
 import { orgWithKey } from '../helpers/org-key.js';
-import { requestLine, startStack, type Stack } from '../helpers/stack.js';
+import { requestLine } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, tiersOf } from '../kit/stack-presets.js';
 
 interface Panel {
   id: number;
@@ -171,24 +173,13 @@ const SETUP = `upstream:
   retry_max_ms: 1
 metrics:
   per_org: true
-limits:
-  tiers:
-    - { name: Tiny, from_spend: 0, requests_per_minute: 1, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-    - { name: Roomy, from_spend: 100, requests_per_minute: 10000, input_tokens_per_minute: 10000000, output_tokens_per_minute: 10000000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-  - name: meter
-  - name: search
-    options: { provider: local }
-`;
+${tiersOf(
+  { name: 'Tiny', fromSpend: 0, requests: 1 },
+  { name: 'Roomy', fromSpend: 100, requests: 10_000, inputTokens: 10_000_000, outputTokens: 10_000_000 },
+)}${CHAINS.authRatelimitMeterSearch}`;
 
-let stack: Stack;
-t.before(async () => {
-  // per_org: the per-organization counters have a sample only once something counted them.
-  stack = await startStack({ yaml: SETUP, env: { GATEWAY_METRICS_PORT: '0' } });
-});
-t.teardown(() => stack.close());
+// per_org: the per-organization counters have a sample only once something counted them.
+const stack = await stackForFile(t, { yaml: SETUP, env: { GATEWAY_METRICS_PORT: '0' } });
 
 /** A new organization with `credits`, `spent` credits of lifetime spend (its tier), and its key. */
 async function newKey(name: string, credits: number, spent: number): Promise<string> {

@@ -4,35 +4,23 @@
 // OpenAI sends them and Codex reads them. A real `ws` client against the gateway and the sim.
 import t from 'tap';
 import WebSocket from 'ws';
-import type { Store } from '../../store/store.js';
 import { ledgerRow } from '../helpers/metered-answers.js';
-import { requestLine, startStack, type Stack } from '../helpers/stack.js';
+import { requestLine } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, forwardHeaders, tiersOf } from '../kit/stack-presets.js';
 
-let stack: Stack;
-let store: Store;
-let orgs = 0;
-
-t.before(async () => {
-  stack = await startStack({
-    // A credit per million tokens: a micro-credit per input token, two per output token. Tier `One`
-    // (lifetime spend from 100 credits) allows one request a minute.
-    yaml: `upstream:
-  forward_headers: [x-sim-itl-ms, x-sim-output-tokens]
-pricing: { input_per_mtok: 1, output_per_mtok: 2 }
-limits:
-  window_ms: 60000
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: 1000, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-    - { name: One, from_spend: 100, requests_per_minute: 1, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-  - name: meter
-`,
-  });
-  store = await stack.store();
+const stack = await stackForFile(t, {
+  // A credit per million tokens: a micro-credit per input token, two per output token. Tier `One`
+  // (lifetime spend from 100 credits) allows one request a minute.
+  yaml: [
+    forwardHeaders('x-sim-itl-ms', 'x-sim-output-tokens'),
+    'pricing: { input_per_mtok: 1, output_per_mtok: 2 }\n',
+    tiersOf({ name: 'Start', fromSpend: 0, requests: 1000 }, { name: 'One', fromSpend: 100, requests: 1 }),
+    CHAINS.authRatelimitMeter,
+  ].join(''),
 });
-t.teardown(() => stack.close());
+const store = await stack.store();
+let orgs = 0;
 
 /** A new organization with credits (and `spent` credits of lifetime spend: its tier), and its key. */
 async function newOrg(spent = 0): Promise<{ id: string; key: string }> {

@@ -3,25 +3,15 @@
 // own count before the rate limiter, the meter or the client see them. The sim plays the misbehaving
 // server with `x-sim-usage`.
 import t, { type Test } from 'tap';
-import type { Store } from '../../store/store.js';
 import type { DialectName } from '../../dialects/registry.js';
 import { ledgerRow, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { orgWithKey } from '../helpers/org-key.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS, forwardHeaders } from '../kit/stack-presets.js';
 
-let stack: Stack;
-let store: Store;
-let key: string;
-
-t.before(async () => {
-  stack = await startStack({
-    yaml: 'upstream:\n  forward_headers: [x-sim-usage]\nplugins:\n  - name: auth\n  - name: ratelimit\n  - name: meter\n',
-  });
-  store = await stack.store();
-  await store.orgs.create('acme');
-  await store.orgs.addCredits('acme', 100_000_000);
-  key = (await store.keys.create('acme', 'tests')).key;
-});
-t.teardown(() => stack.close());
+const stack = await stackForFile(t, { yaml: forwardHeaders('x-sim-usage') + CHAINS.authRatelimitMeter });
+const store = await stack.store();
+const { key } = await orgWithKey(store, 'acme', { credits: 100 });
 
 const call = (path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> =>
   fetch(stack.gateway.url + path, {

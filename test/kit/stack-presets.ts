@@ -20,7 +20,6 @@ export const SEARCH_LOCAL: ChainLink = { name: 'search', options: '{ provider: l
 
 /** The chains most tests run. */
 export const CHAINS = {
-  auth: chainOf('auth'),
   authMeter: chainOf('auth', 'meter'),
   authRatelimit: chainOf('auth', 'ratelimit'),
   authRatelimitMeter: chainOf('auth', 'ratelimit', 'meter'),

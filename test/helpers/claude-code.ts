@@ -2,11 +2,10 @@
 // gateway: `claude -p PROMPT --output-format json` (or `stream-json`) with the environment the README documents, each run
 // in fresh temporary directories (its working directory, HOME and config directory), with telemetry,
 // updates and every other non-essential request off, so it talks to nothing but the gateway.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../config/package-root.js';
+import { cliRuns, jsonLines } from './cli-runs.js';
 
 const CLAUDE = join(packageRoot(), 'node_modules', '.bin', 'claude');
 /** A run that takes longer than this is killed (a run here takes seconds: the sim answers at once). */
@@ -94,12 +93,10 @@ export interface ClaudeCode {
 }
 
 export function startClaudeCode(setup: ClaudeCodeSetup): ClaudeCode {
-  const root = mkdtempSync(join(tmpdir(), 'claude-code-test-'));
-  const running = new Set<ChildProcess>();
-  let runs = 0;
+  const runs = cliRuns('claude-code-test-');
   return {
-    run(prompt, options = {}) {
-      const base = join(root, `run-${++runs}`);
+    async run(prompt, options = {}) {
+      const base = runs.nextRunDir();
       const dir = join(base, 'work');
       const home = join(base, 'home');
       const configDir = join(home, '.claude');
@@ -128,48 +125,22 @@ export function startClaudeCode(setup: ClaudeCodeSetup): ClaudeCode {
         debugFile,
         ...(options.args ?? []),
       ];
-      const child = spawn(CLAUDE, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      running.add(child);
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-      let stdout = '';
-      let stderr = '';
-      child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      return new Promise((resolve, reject) => {
-        child.once('error', reject);
-        child.once('close', (code) => {
-          clearTimeout(timer);
-          running.delete(child);
-          const events = jsonLines(stdout);
-          resolve({
-            code,
-            stdout,
-            stderr,
-            json: events.at(-1) as ClaudeResult | undefined,
-            events,
-            debugLog: readText(debugFile),
-            dir,
-            configDir,
-          });
-        });
-      });
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const { code, stdout, stderr } = await runs.run(CLAUDE, args, { cwd: dir, env, timeoutMs });
+      const events = jsonLines(stdout);
+      return {
+        code,
+        stdout,
+        stderr,
+        json: events.at(-1) as ClaudeResult | undefined,
+        events,
+        debugLog: readText(debugFile),
+        dir,
+        configDir,
+      };
     },
-    close() {
-      for (const child of running) child.kill('SIGKILL');
-      rmSync(root, { recursive: true, force: true });
-    },
+    close: () => runs.close(),
   };
-}
-
-function jsonLines(stdout: string): unknown[] {
-  return stdout.split('\n').flatMap((line) => {
-    if (line.trim() === '') return [];
-    try {
-      return [JSON.parse(line) as unknown];
-    } catch {
-      return [];
-    }
-  });
 }
 
 function readText(file: string): string {

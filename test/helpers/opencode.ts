@@ -3,11 +3,10 @@
 // `opencode run --format json -m gateway/MODEL WORDS…` in a fresh temporary directory holding the
 // README's `opencode.json` (a custom provider through @ai-sdk/openai or @ai-sdk/openai-compatible), with
 // its HOME and XDG directories there too and models.dev and updates off, so it talks to nothing but the gateway.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../config/package-root.js';
+import { cliRuns, jsonLines } from './cli-runs.js';
 
 /**
  * The native binary from the platform package that `opencode-ai` installs (`opencode-linux-x64`). The
@@ -101,12 +100,10 @@ export interface OpenCode {
 }
 
 export function startOpenCode(setup: OpenCodeSetup): OpenCode {
-  const root = mkdtempSync(join(tmpdir(), 'opencode-test-'));
-  const running = new Set<ChildProcess>();
-  let runs = 0;
+  const runs = cliRuns('opencode-test-');
   return {
-    run(prompt, options) {
-      const base = join(root, `run-${++runs}`);
+    async run(prompt, options) {
+      const base = runs.nextRunDir();
       const dir = join(base, 'work');
       const home = join(base, 'home');
       mkdirSync(dir, { recursive: true });
@@ -125,26 +122,10 @@ export function startOpenCode(setup: OpenCodeSetup): OpenCode {
       };
       // --title: the session's title is given, so OpenCode makes no extra model call to write one.
       const args = ['run', '--format', 'json', '-m', `gateway/${setup.model}`, '--title', 'test', ...prompt.split(' ')];
-      const child = spawn(OPENCODE, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      running.add(child);
-      const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-      let stdout = '';
-      let stderr = '';
-      child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      return new Promise((resolve, reject) => {
-        child.once('error', reject);
-        child.once('close', (code) => {
-          clearTimeout(timer);
-          running.delete(child);
-          resolve({ code, stderr, events: jsonLines(stdout), dir });
-        });
-      });
+      const { code, stdout, stderr } = await runs.run(OPENCODE, args, { cwd: dir, env, timeoutMs: TIMEOUT_MS });
+      return { code, stderr, events: jsonLines<OpenCodeEvent>(stdout), dir };
     },
-    close() {
-      for (const child of running) child.kill('SIGKILL');
-      rmSync(root, { recursive: true, force: true });
-    },
+    close: () => runs.close(),
   };
 }
 
@@ -159,15 +140,4 @@ export function answerOf(run: OpenCodeRun): string {
 /** The usage of each model call, in order (one `step_finish` per call). */
 export function stepTokens(run: OpenCodeRun): OpenCodeTokens[] {
   return run.events.flatMap((event) => (event.type === 'step_finish' && event.part?.tokens ? [event.part.tokens] : []));
-}
-
-function jsonLines(stdout: string): OpenCodeEvent[] {
-  return stdout.split('\n').flatMap((line) => {
-    if (line.trim() === '') return [];
-    try {
-      return [JSON.parse(line) as OpenCodeEvent];
-    } catch {
-      return [];
-    }
-  });
 }

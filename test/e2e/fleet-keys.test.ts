@@ -10,15 +10,9 @@ import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
 import { DIALECTS, PATHS, readAnswer, requestBody } from '../helpers/metered-answers.js';
 import { readSse } from '../kit/sse-reader.js';
+import { AUTH_CACHED, chainOf, forwardHeaders } from '../kit/stack-presets.js';
 
-const CONFIG = `upstream:
-  forward_headers: [x-sim-itl-ms]
-plugins:
-  - name: auth
-    options: { cache_ttl_ms: 5000 }
-  - name: ratelimit
-  - name: meter
-`;
+const CONFIG = forwardHeaders('x-sim-itl-ms') + chainOf(AUTH_CACHED, 'ratelimit', 'meter');
 
 let sim: RunningSim;
 t.before(async () => {

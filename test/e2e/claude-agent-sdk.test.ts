@@ -7,8 +7,11 @@
 import t, { type Test } from 'tap';
 import { createSdkMcpServer, tool, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
-import { startAgentSdk, type AgentQuery, type AgentSdk } from '../helpers/claude-agent-sdk.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { startAgentSdk, type AgentQuery } from '../helpers/claude-agent-sdk.js';
+import { ledgerRowsOfKey } from '../helpers/metered-answers.js';
+import { startStack } from '../helpers/stack.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS } from '../kit/stack-presets.js';
 
 const MODEL = 'qwen3-8b';
 /** The README's setting: the gateway's dialects.messages.max_tokens. */
@@ -17,19 +20,12 @@ const MAX_OUTPUT = { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '8000' };
 // Six queries, each starting the SDK's native Claude Code (seconds apiece): room on a busy machine.
 t.setTimeout(4 * 60_000);
 
-let stack: Stack;
-let sdk: AgentSdk;
-t.before(async () => {
-  stack = await startStack({ yaml: 'plugins:\n  - name: auth\n  - name: meter\n' });
-  const store = await stack.store();
-  await store.orgs.create('acme');
-  await store.orgs.addCredits('acme', 100_000_000);
-  sdk = startAgentSdk({ baseUrl: stack.gateway.url, model: MODEL });
-});
-t.teardown(async () => {
-  sdk.close();
-  await stack.close();
-});
+const stack = await stackForFile(t, { yaml: CHAINS.authMeter });
+const store = await stack.store();
+await store.orgs.create('acme');
+await store.orgs.addCredits('acme', 100_000_000);
+const sdk = startAgentSdk({ baseUrl: stack.gateway.url, model: MODEL });
+t.teardown(() => sdk.close());
 
 /** A fresh key: its ledger rows are the query's. */
 async function newKey(): Promise<{ key: string; id: string }> {
@@ -58,13 +54,7 @@ t.test('query() answers a plain prompt with CLAUDE_CODE_MAX_OUTPUT_TOKENS set', 
 
 t.test("the usage query() reports is the gateway's ledger", async (t) => {
   const { run, keyId } = await plainQuery();
-  const rows = await (
-    await stack.store()
-  ).db
-    .selectFrom('usage')
-    .select(['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'state'])
-    .where('key_id', '=', keyId)
-    .execute();
+  const rows = await ledgerRowsOfKey(store.db, keyId);
   t.equal(rows.length, 1, 'one model call, one row');
   t.match(run.result?.usage, {
     input_tokens: rows[0]!.input_tokens,

@@ -7,33 +7,27 @@
 import t from 'tap';
 import { readSse } from '../kit/sse-reader.js';
 import { answerOf, startOpenCode, stepTokens, type OpenCode, type OpenCodeRun } from '../helpers/opencode.js';
-import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';
-import { startStack, type Stack } from '../helpers/stack.js';
+import { ledgerRowsOfKey } from '../helpers/metered-answers.js';
+import { startRecordingProxy, type RecordedExchange } from '../helpers/recording-proxy.js';
+import { stackForFile } from '../kit/file-stack.js';
+import { CHAINS } from '../kit/stack-presets.js';
 
 const MODEL = 'qwen3-8b';
 
 // Four OpenCode runs of 10-25 s each and their start-up on a busy 2-core machine: near tap's two minutes per file.
 t.setTimeout(5 * 60_000);
 
-let stack: Stack;
-let proxy: RecordingProxy;
-let opencode: OpenCode;
-t.before(async () => {
-  stack = await startStack({
-    // function_tools: OpenCode sends its tools with every request, on /v1/responses too (as Codex does).
-    yaml: 'plugins:\n  - name: auth\n  - name: meter\ndialects:\n  responses:\n    function_tools: true\n',
-  });
-  const store = await stack.store();
-  await store.orgs.create('acme');
-  await store.orgs.addCredits('acme', 100_000_000);
-  proxy = await startRecordingProxy(stack.gateway.url);
-  opencode = startOpenCode({ baseURL: `${proxy.url}/v1`, model: MODEL, contextTokens: 32768, outputTokens: 8000 });
+const stack = await stackForFile(t, {
+  // function_tools: OpenCode sends its tools with every request, on /v1/responses too (as Codex does).
+  yaml: CHAINS.authMeter + 'dialects:\n  responses:\n    function_tools: true\n',
 });
-t.teardown(async () => {
-  opencode.close();
-  await proxy.close();
-  await stack.close();
-});
+const store = await stack.store();
+await store.orgs.create('acme');
+await store.orgs.addCredits('acme', 100_000_000);
+const proxy = await startRecordingProxy(stack.gateway.url);
+t.teardown(() => proxy.close());
+const opencode = startOpenCode({ baseURL: `${proxy.url}/v1`, model: MODEL, contextTokens: 32768, outputTokens: 8000 });
+t.teardown(() => opencode.close());
 
 interface Session {
   run: OpenCodeRun;
@@ -86,13 +80,7 @@ t.test('OpenCode streams its request over /v1/responses without a wire header, a
 
 t.test("the tokens OpenCode reports are the gateway's ledger row", async (t) => {
   const { run, keyId } = await plainSession();
-  const rows = await (
-    await stack.store()
-  ).db
-    .selectFrom('usage')
-    .select(['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'state'])
-    .where('key_id', '=', keyId)
-    .execute();
+  const rows = await ledgerRowsOfKey(store.db, keyId);
   t.equal(rows.length, 1, 'one row');
   const tokens = stepTokens(run);
   t.equal(tokens.length, 1, 'one step');

@@ -127,6 +127,15 @@ export async function ledgerRow(db: Kysely<Database>, id: string) {
   return db.selectFrom('usage').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The ledger's rows of one key: its tokens (as the clients report them) and each row's state. */
+export async function ledgerRowsOfKey(db: Kysely<Database>, keyId: string) {
+  return db
+    .selectFrom('usage')
+    .select(['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'state'])
+    .where('key_id', '=', keyId)
+    .execute();
+}
+
 /** One request of a metered load, as its client saw it. */
 export interface SentRequest {
   /** The x-request-id, when the gateway's response head arrived. */

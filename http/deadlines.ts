@@ -10,11 +10,13 @@ export interface Deadline {
 export class Deadlines {
   readonly #pending = new Set<Deadline>();
   readonly #checkEveryMs: number;
+  readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
 
-  /** `checkEveryMs`: how late a deadline may be noticed. */
-  constructor(checkEveryMs: number) {
+  /** `checkEveryMs`: how late a deadline may be noticed; `now`: the clock deadlines are read on (tests move their own). */
+  constructor(checkEveryMs: number, now: () => number = () => performance.now()) {
     this.#checkEveryMs = checkEveryMs;
+    this.#now = now;
   }
 
   add(deadline: Deadline): void {
@@ -28,7 +30,7 @@ export class Deadlines {
   }
 
   readonly #check = (): void => {
-    const now = performance.now();
+    const now = this.#now();
     for (const deadline of this.#pending) {
       if (deadline.at > now) continue;
       this.#pending.delete(deadline);

@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../config/package-root.js';
+import { reapChild } from './reaper.js';
 
 const root = packageRoot();
 const built = join(root, 'dist', 'bin', 'gateway.js');
@@ -74,6 +75,7 @@ export async function startGatewayProcess(env: Record<string, string>, ...args: 
     cwd: root,
     env: { ...baseEnvironment, GATEWAY_PORT: '0', ...env },
   });
+  reapChild(child);
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no address printed: ${stderr}`)), 30_000);

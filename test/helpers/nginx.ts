@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOCUMENTED_CONF, mainConf, renderGatewayConf } from '../../bench/fleet-nginx.js';
 import { freePort } from './free-port.js';
+import { reapOnExit } from './reaper.js';
 
 const NGINX = '/usr/sbin/nginx';
 
@@ -33,6 +34,8 @@ export async function startNginx(nodes: readonly string[]): Promise<RunningNginx
   const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // SIGTERM: the master stops its workers (a killed master would leave them serving).
+  child.once('exit', reapOnExit(child.pid!, 'SIGTERM'));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -2,12 +2,13 @@
 // in a temporary directory, without fsync: initdb and pg_ctl from /usr/lib/postgresql/<version>/bin.
 // As root, PostgreSQL refuses to run, so the programs run as the `postgres` user the package creates.
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './free-port.js';
+import { reapOnExit } from './reaper.js';
 
 const run = promisify(execFile);
 
@@ -50,9 +51,17 @@ export async function startPostgres(): Promise<RunningPostgres> {
   await runAs('initdb', ['-D', data, '-U', 'gateway', '--auth=trust', '-E', 'UTF8', '--no-locale']);
   // fsync off: the tests kill gateways, not the machine; max_connections for three nodes' pools and more.
   const options = `-p ${port} -h 127.0.0.1 -k ${dir} -F -c max_connections=200`;
-  const start = (): Promise<void> =>
-    runAs('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
-  const stop = (): Promise<void> => runAs('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  // pg_ctl leaves the server running on its own: the postmaster (first line of postmaster.pid) is reaped with
+  // this process, SIGQUIT being PostgreSQL's immediate shutdown.
+  let release = (): void => undefined;
+  const start = async (): Promise<void> => {
+    await runAs('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+    release = reapOnExit(Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGQUIT');
+  };
+  const stop = async (): Promise<void> => {
+    await runAs('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    release();
+  };
   await start();
   const url = `postgres://gateway@127.0.0.1:${port}/postgres`;
   return {

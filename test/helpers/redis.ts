@@ -1,5 +1,6 @@
 // A real redis-server (Debian's package; .ci/run installs it) on a free loopback port, without persistence.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { reapChild } from './reaper.js';
 import { freePort } from './free-port.js';
 
 export interface RunningRedis {
@@ -34,6 +35,7 @@ export async function startRedis(requested?: number): Promise<RunningRedis> {
 /** Starts `redis-server ARGS…` and resolves once it accepts connections (its output then drained). */
 export function spawnRedisServer(args: string[]): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  reapChild(child);
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${output}`)), 10_000);

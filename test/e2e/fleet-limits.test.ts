@@ -9,6 +9,7 @@ import { startSim, type RunningSim } from '../../sim/server.js';
 import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
 import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
+import { CHAINS, startTier } from '../kit/stack-presets.js';
 
 const LIMIT = 50;
 const CALLS = 150;
@@ -16,16 +17,7 @@ const CALLS = 150;
 // micro-credits, and the sim's answer is cut at max_tokens, so a request costs exactly its hold.
 const MAX_TOKENS = 10;
 const HOLD_MICROS = 10_000;
-const CONFIG = `pricing: { input_per_mtok: 0, output_per_mtok: 1000 }
-limits:
-  window_ms: 60000
-  tiers:
-    - { name: Start, from_spend: 0, requests_per_minute: ${LIMIT}, input_tokens_per_minute: 1000000, output_tokens_per_minute: 1000000 }
-plugins:
-  - name: auth
-  - name: ratelimit
-  - name: meter
-`;
+const CONFIG = 'pricing: { input_per_mtok: 0, output_per_mtok: 1000 }\n' + startTier(LIMIT) + CHAINS.authRatelimitMeter;
 
 let sim: RunningSim;
 t.before(async () => {

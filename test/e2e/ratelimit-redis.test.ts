@@ -6,24 +6,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { startSim, type RunningSim } from '../../sim/server.js';
+import { startSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
-import { startRedis, type RunningRedis } from '../helpers/redis.js';
+import { startRedis } from '../helpers/redis.js';
 import { CHAINS, startTier } from '../kit/stack-presets.js';
 
 const LIMIT = 50;
 const CALLS = 150;
 const hello = JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] });
 
-let redis: RunningRedis;
-let sim: RunningSim;
-t.before(async () => {
-  [redis, sim] = await Promise.all([startRedis(), startSim({})]);
-});
-t.teardown(async () => {
-  await Promise.all([redis.close(), sim.close()]);
-});
+const [redis, sim] = await Promise.all([startRedis(), startSim({})]);
+t.teardown(() => Promise.all([redis.close(), sim.close()]));
 
 /** Three gateway nodes sharing one store, with auth + ratelimit and LIMIT requests per minute. */
 async function cluster(redisUrl?: string): Promise<{ nodes: GatewayProcess[]; key: string; orgId: string }> {

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
-import { startSim, type RunningSim } from '../../sim/server.js';
+import { startSim } from '../../sim/server.js';
 import { openStore } from '../../store/store.js';
 import { runGateway, startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
-import { startRedis, type RunningRedis } from '../helpers/redis.js';
+import { startRedis } from '../helpers/redis.js';
+import { chainOf } from '../kit/stack-presets.js';
 
 const hello = JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'echo: hi' }] });
 const status = async (node: GatewayProcess, key: string): Promise<number> =>
@@ -21,14 +22,8 @@ const status = async (node: GatewayProcess, key: string): Promise<number> =>
     })
   ).status;
 
-let redis: RunningRedis;
-let sim: RunningSim;
-t.before(async () => {
-  [redis, sim] = await Promise.all([startRedis(), startSim({})]);
-});
-t.teardown(async () => {
-  await Promise.all([redis.close(), sim.close()]);
-});
+const [redis, sim] = await Promise.all([startRedis(), startSim({})]);
+t.teardown(() => Promise.all([redis.close(), sim.close()]));
 
 /** A data directory with one org and a key, and a config whose auth cache trusts a lookup for `ttlMs`. */
 async function cluster(
@@ -37,7 +32,7 @@ async function cluster(
 ): Promise<{ nodes: GatewayProcess[]; key: string; keyId: string; env: Record<string, string> }> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-nodes-'));
   const config = join(dir, 'gateway.yaml');
-  writeFileSync(config, `plugins:\n  - name: auth\n    options: { cache_ttl_ms: ${ttlMs} }\n`);
+  writeFileSync(config, chainOf({ name: 'auth', options: `{ cache_ttl_ms: ${ttlMs} }` }));
   const store = await openStore({ dataDir: join(dir, 'data') });
   await store.orgs.create('acme');
   const { key, record } = await store.keys.create('acme', 'shared');

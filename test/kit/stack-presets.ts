@@ -1,5 +1,5 @@
 // The gateway.yaml sections tests run under, by name: the plugin chains, the tier tables and the upstream headers a
-// test forwards to the sim. A test joins the sections it needs (`[forwardHeaders('x-sim-fault'), CHAINS.auth]`),
+// test forwards to the sim. A test joins the sections it needs (`[forwardHeaders('x-sim-fault'), CHAINS.authMeter]`),
 // so a chain or a tier row is written once here instead of copied into each file.
 
 /** One link of a chain: a built-in plugin's name, or a name with its options as inline YAML. */

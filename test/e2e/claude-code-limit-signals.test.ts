@@ -3,18 +3,22 @@
 // but no `-overage-disabled-reason` (plugins/ratelimit/unified-ratelimit-headers.ts; with
 // `org_spend_cap_reached`, as a spend cap would send, Claude Code stops retrying at once), so it retries
 // at retry-after and the run completes once the window reopens. The headers themselves:
-// client-limit-signals.test.ts.
+// client-limit-signals.test.ts. The window reopens when the test moves the limiter's clock, after Claude Code met
+// the 429 (regression: on the wall clock, a slow CLI start on a loaded machine found the window open already).
 import t from 'tap';
 import { startClaudeCode, type ClaudeCode } from '../helpers/claude-code.js';
-import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy.js';
+import { TestClock } from '../helpers/clock.js';
+import { startRecordingProxy, type RecordedExchange, type RecordingProxy } from '../helpers/recording-proxy.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 
 let stack: Stack;
 let proxy: RecordingProxy;
 let claude: ClaudeCode;
 let key: string;
+const clock = new TestClock();
 t.before(async () => {
   stack = await startStack({
+    now: clock.now,
     yaml: `limits:
   window_ms: 5000
   tiers:
@@ -42,6 +46,11 @@ t.teardown(async () => {
   await stack.close();
 });
 
+/** A generation request (not count_tokens). */
+function isGeneration(exchange: RecordedExchange): boolean {
+  return exchange.path.startsWith('/v1/messages') && !exchange.path.includes('count_tokens');
+}
+
 t.test(
   "Claude Code retries the organization's 429 (rejected, with the reset) and completes when the window reopens",
   async (t) => {
@@ -53,12 +62,16 @@ t.test(
     });
     await first.arrayBuffer();
     t.equal(first.status, 200);
-    const run = await claude.run('echo: hi');
+    const running = claude.run('echo: hi');
+    // Claude Code met the limit: the window reopens, and its retry at retry-after is served.
+    await proxy.recorded((exchange) => isGeneration(exchange) && exchange.status === 429);
+    clock.advance(5000);
+    const run = await running;
     t.equal(run.code, 0, 'claude exits 0');
     t.match(run.json, { is_error: false, result: 'hi' });
     const statuses = proxy
       .exchanges()
-      .filter((exchange) => exchange.path.startsWith('/v1/messages') && !exchange.path.includes('count_tokens'))
+      .filter(isGeneration)
       .map((exchange) => exchange.status);
     t.equal(statuses[0], 429, "Claude Code's first request met the limit");
     t.equal(statuses.at(-1), 200, 'and a retry was served');

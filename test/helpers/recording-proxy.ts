@@ -21,12 +21,26 @@ export interface RecordingProxy {
   url: string;
   /** The exchanges completed so far, oldest first. */
   exchanges(): RecordedExchange[];
+  /** The first exchange that `matches`, already completed or the next to be: a test awaits it instead of polling. */
+  recorded(matches: (exchange: RecordedExchange) => boolean): Promise<RecordedExchange>;
   close(): Promise<void>;
 }
 
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const recorded: RecordedExchange[] = [];
+  const awaited = new Set<{
+    matches: (exchange: RecordedExchange) => boolean;
+    resolve: (exchange: RecordedExchange) => void;
+  }>();
+  const record = (exchange: RecordedExchange): void => {
+    recorded.push(exchange);
+    for (const waiter of awaited) {
+      if (!waiter.matches(exchange)) continue;
+      awaited.delete(waiter);
+      waiter.resolve(exchange);
+    }
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -42,7 +56,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
             res.write(chunk);
           });
           answer.on('end', () => {
-            recorded.push({
+            record({
               method: req.method ?? 'GET',
               path: req.url ?? '/',
               headers: req.headers,
@@ -63,6 +77,11 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     url: `http://127.0.0.1:${port}`,
     exchanges: () => [...recorded],
+    recorded: (matches) => {
+      const done = recorded.find(matches);
+      if (done !== undefined) return Promise.resolve(done);
+      return new Promise((resolve) => awaited.add({ matches, resolve }));
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

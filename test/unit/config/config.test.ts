@@ -4,25 +4,13 @@ import { ConfigError } from '../../../config/errors.js';
 import { loadConfig } from '../../../config/load.js';
 import { loadPlugins } from '../../../plugins/load-plugins.js';
 import { builtinPlugins } from '../../../plugins/index.js';
-import { LogNotifier } from '../../../notify/log-notifier.js';
-import { LocalRevocationBus } from '../../../store/revocations.js';
 import type { PluginModule } from '../../../plugins/plugin-module.js';
 import { configError, configFolder } from '../../helpers/config-files.js';
+import { storelessPluginContext } from '../../helpers/plugin-context.js';
 
 const { dir, file } = configFolder('gateway-config-');
 
-// These plugins never open the store.
-const context = {
-  config: loadConfig(undefined, {}).config,
-  modelId: 'm',
-  dataDir: dir,
-  store: () => Promise.reject(new Error('no store in these tests')),
-  revocations: new LocalRevocationBus(),
-  redis: () => undefined,
-  notifier: new LogNotifier(undefined),
-  metrics: undefined,
-  now: Date.now,
-};
+const context = storelessPluginContext(dir);
 
 t.test('the embedded defaults load and validate on their own', async (t) => {
   const { config } = loadConfig(undefined, {});

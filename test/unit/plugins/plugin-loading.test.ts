@@ -8,24 +8,12 @@ import { capabilityOf } from '../../../core/capabilities.js';
 import type { Plugin } from '../../../core/plugin.js';
 import { loadPlugins } from '../../../plugins/load-plugins.js';
 import { definePlugin } from '../../../plugins/plugin-module.js';
-import { LogNotifier } from '../../../notify/log-notifier.js';
-import { LocalRevocationBus } from '../../../store/revocations.js';
 import { configFolder } from '../../helpers/config-files.js';
+import { storelessPluginContext } from '../../helpers/plugin-context.js';
 
 const { dir, file } = configFolder('gateway-plugin-loading-');
 
-// These plugins never open the store.
-const context = {
-  config: loadConfig(undefined, {}).config,
-  modelId: 'm',
-  dataDir: dir,
-  store: () => Promise.reject(new Error('no store in these tests')),
-  revocations: new LocalRevocationBus(),
-  redis: () => undefined,
-  notifier: new LogNotifier(undefined),
-  metrics: undefined,
-  now: Date.now,
-};
+const context = storelessPluginContext(dir);
 
 interface LevelOptions {
   level: number;

@@ -101,6 +101,17 @@ export function isChatRequestField(name: string): name is ChatRequestField {
   return FIELD_NAMES.has(name);
 }
 
+/** The names of the gateway-side fields (GatewayRequestFields): never sent upstream as they are, whatever the config says. */
+export const GATEWAY_REQUEST_FIELDS = [
+  'web_search',
+  'web_search_replay',
+  'cache_blocks',
+  'enable_thinking',
+  'thinking_replay',
+  'prefill',
+  'response_format_param',
+] as const satisfies readonly (keyof GatewayRequestFields)[];
+
 /** The canonical request's gateway-side fields: the decoders set them, the plugins and the terminal read them. */
 export interface GatewayRequestFields {
   /** Never sent upstream: the dialect's server web search tool, for the search plugin. */

@@ -3,25 +3,12 @@
 // client sent stays here: vLLM's `chat_template`, `ignore_eos`, `min_tokens`, `guided_json`, `vllm_xargs`,
 // llama-server's native sampling options, SGLang's `input_ids`, and the gateway's own fields.
 
+import { GATEWAY_REQUEST_FIELDS } from '../../core/canonical.js';
 import type { RunningUsage } from './running-usage.js';
 
 export const UPSTREAM_FLAVORS = ['vllm', 'llama-server', 'sglang', 'tgi', 'ollama', 'openai'] as const;
 
 export type UpstreamFlavor = (typeof UPSTREAM_FLAVORS)[number];
-
-/**
- * The canonical request's gateway-side fields (`ChatRequest.gateway`: the search and promptcache plugins', and
- * the client's thinking switch, sent as the flavor's own field); never sent as they are, whatever the config says.
- */
-export const GATEWAY_FIELDS: readonly string[] = [
-  'web_search',
-  'web_search_replay',
-  'cache_blocks',
-  'enable_thinking',
-  'thinking_replay',
-  'prefill',
-  'response_format_param',
-];
 
 /** Qwen3-style chat templates (Qwen3, DeepSeek V3.1's `thinking` aside) read this template argument. */
 const TEMPLATE_SWITCH = 'chat_template_kwargs.enable_thinking';
@@ -166,7 +153,7 @@ export function upstreamFields(
 ): UpstreamFields {
   const spec = FLAVORS[flavor];
   const passed = new Set([...spec.fields, ...extraFields]);
-  for (const name of [...GATEWAY_FIELDS, 'model', 'stream_options']) passed.delete(name);
+  for (const name of [...GATEWAY_REQUEST_FIELDS, 'model', 'stream_options']) passed.delete(name);
   const fields: UpstreamFields = {
     passed,
     runningUsage: spec.runningUsage,

@@ -57,6 +57,38 @@ export interface UsageTable {
   hold_micros: ColumnType<number, number | undefined, number>;
   /** The gateway node that metered the request (its lease, `nodes`); null before migration 0004. */
   node_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The model the request named; null before migration 0006. */
+  model: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/**
+ * A key's or a member's caps (store/caps.ts), set by the organization's admins or the operator. A null
+ * column is no cap. Spend caps are integer micro-credits per UTC day, week (from Monday) and month.
+ */
+export interface CapsTable {
+  org_id: string;
+  scope: 'key' | 'member';
+  /** The key's id, or the member's e-mail. */
+  scope_id: string;
+  day_micros: number | null;
+  week_micros: number | null;
+  month_micros: number | null;
+  requests_per_minute: number | null;
+  input_tokens_per_minute: number | null;
+  output_tokens_per_minute: number | null;
+  concurrent_requests: number | null;
+  /** A member's e-mail, `operator` or `cli`. */
+  updated_by: string;
+  updated_at: number;
+}
+
+/** What a key's settled requests cost, per UTC day (the day its request was admitted); the meter adds to it. */
+export interface KeySpendDailyTable {
+  key_id: string;
+  /** floor(Unix ms / 86,400,000). */
+  day: number;
+  org_id: string;
+  spent_micros: number;
 }
 
 /** A running gateway node (store/node-lease.ts): its row lives while it heartbeats. */
@@ -81,6 +113,34 @@ export interface CreditGrantsTable {
   /** Why: e.g. 'admin api', 'cli', 'demo organization'. */
   note: string;
   created_at: number;
+  /** The Stripe event that granted it (a paid Checkout Session); unique; null otherwise and before migration 0007. */
+  stripe_event_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The Checkout Session it pays for; unique, so a payment is granted once. */
+  checkout_session_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type PaymentStatus = 'open' | 'complete' | 'expired';
+
+/** A self-serve top-up: a Stripe Checkout Session a member opened (store/payments.ts). */
+export interface PaymentsTable {
+  /** `pay_…`, ours: in the session's metadata. */
+  id: string;
+  org_id: string;
+  /** Stripe's `cs_…`, set once the session is made. */
+  checkout_session_id: string | null;
+  /** What the payment grants: amount_cents × 10,000. */
+  amount_micros: number;
+  /** What Stripe charges, in the currency's minor unit. */
+  amount_cents: number;
+  currency: string;
+  status: PaymentStatus;
+  /** The member who opened it (the receipt goes there). */
+  created_by: string;
+  created_at: number;
+  completed_at: number | null;
+  /** The event that completed it. */
+  stripe_event_id: string | null;
+  payment_intent: string | null;
 }
 
 /** A signed-in browser: the operator's dashboard or a member's console (store/web-sessions.ts). */
@@ -153,7 +213,9 @@ export type AuditAction =
   | 'member.added'
   | 'member.removed'
   | 'member.role_changed'
-  | 'credits.added';
+  | 'credits.added'
+  | 'caps.set'
+  | 'caps.cleared';
 
 export interface Database {
   orgs: OrgsTable;
@@ -161,12 +223,15 @@ export interface Database {
   api_keys: ApiKeysTable;
   usage: UsageTable;
   credit_grants: CreditGrantsTable;
+  payments: PaymentsTable;
   nodes: NodesTable;
   web_sessions: WebSessionsTable;
   sign_in_links: SignInLinksTable;
   sign_in_requests: SignInRequestsTable;
   oidc_logins: OidcLoginsTable;
   audit_log: AuditLogTable;
+  caps: CapsTable;
+  key_spend_daily: KeySpendDailyTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -3,11 +3,13 @@
 // share (postgres-database.ts). Either way it is migrated to the latest schema when opened.
 import type { Kysely, LogConfig } from 'kysely';
 import { AuditLog } from './audit-log.js';
+import { CapStore } from './caps.js';
 import { StoreError } from './errors.js';
 import { Keys } from './keys.js';
 import { migrateToLatest } from './migrate.js';
 import type { OpenedDatabase } from './opened-database.js';
 import { Orgs } from './orgs.js';
+import { Payments } from './payments.js';
 import type { PostgresOptions } from './postgres-database.js';
 import type { Database } from './schema.js';
 import { openSqliteDatabase } from './sqlite-database.js';
@@ -33,8 +35,12 @@ export interface StoreOptions {
 export interface Store {
   readonly orgs: Orgs;
   readonly keys: Keys;
+  /** Caps per key and per member, and their use. */
+  readonly caps: CapStore;
   /** Who changed what in each organization. */
   readonly audit: AuditLog;
+  /** Self-serve top-ups: Stripe Checkout Sessions and their grants. */
+  readonly payments: Payments;
   /** Signed-in browsers (the operator's dashboard, the members' console). */
   readonly sessions: WebSessions;
   /** One-time sign-in links sent by e-mail, and the requests for them the throttle counts. */
@@ -79,7 +85,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     orgs,
     keys,
+    caps: new CapStore(db),
     audit: new AuditLog(db),
+    payments: new Payments(db),
     sessions: new WebSessions(db),
     signInLinks: new SignInLinks(db),
     signInRequests: new SignInRequests(db),

@@ -6,6 +6,9 @@ import { usageHolds } from './0002-usage-holds.js';
 import { moneyIntegrity } from './0003-money-integrity.js';
 import { nodeLeases } from './0004-node-leases.js';
 import { consoleTables } from './0005-console.js';
+import { caps } from './0006-caps.js';
+import { payments } from './0007-payments.js';
+import { alerts } from './0008-alerts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -13,6 +16,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-money-integrity': moneyIntegrity,
   '0004-node-leases': nodeLeases,
   '0005-console': consoleTables,
+  '0006-caps': caps,
+  '0007-payments': payments,
+  '0008-alerts': alerts,
 };
 
 export const migrations: MigrationProvider = {

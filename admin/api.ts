@@ -8,6 +8,7 @@ import type { Actor } from '../store/audit-log.js';
 import { parseCredits } from '../store/credits.js';
 import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
+import { alertRoutes } from './alert-routes.js';
 import { auditBody, keyBody, memberBody, orgJson } from './bodies.js';
 import { clientAddressOf } from './client-address.js';
 import { about, AdminError } from './errors.js';
@@ -132,6 +133,14 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
         return { status: 200, body: { entries: (await s.audit.list(found.id)).map(auditBody) } };
       },
     },
+    ...alertRoutes({
+      prefix: '/admin/v1/orgs',
+      async access(_req, org) {
+        const s = await store();
+        return { orgId: (await s.orgs.get(org)).id, store: s };
+      },
+      webhookKey: services.webhookKey,
+    }),
   ];
 }
 

@@ -2,6 +2,7 @@
 // belongs to (docs/console.md lists the routes). Every route past the session names an organization
 // by id and goes through orgOfMember: another organization is a 404, whatever the id.
 import type { IncomingMessage } from 'node:http';
+import { alertRoutes } from '../admin/alert-routes.js';
 import { daysParam } from '../admin/api.js';
 import type { AddressOf } from '../admin/client-address.js';
 import { auditBody, keyBody, memberBody, tierBody } from '../admin/bodies.js';
@@ -44,6 +45,8 @@ export interface MemberApiOptions {
   emailSignIn: EmailSignIn | undefined;
   /** The client's address, for the audit log. */
   addressOf: AddressOf;
+  /** The key that seals webhook signing secrets (services.webhookKey). */
+  webhookKey(): Promise<Buffer>;
 }
 
 /** A signed-in member's access to the organization of the path, with the store. */
@@ -240,6 +243,15 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         return { status: 200, body: { entries: (await found.s.audit.list(found.org.id)).map(auditBody) } };
       },
     },
+    ...alertRoutes({
+      prefix: '/console/v1/orgs',
+      async access(req, orgId) {
+        const found = await access(req, orgId);
+        requireAdmin(found, 'manage alerts and webhooks');
+        return { orgId: found.org.id, store: found.s };
+      },
+      webhookKey: options.webhookKey,
+    }),
   ];
 }
 

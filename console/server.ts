@@ -96,6 +96,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     tiers: options.tiers,
     revocations: services.revocations,
     windowUse: options.windowUse,
+    webhookKey: services.webhookKey,
     emailSignIn,
     addressOf,
   });

@@ -1,4 +1,5 @@
 import type { PluginModule } from './plugin-module.js';
+import { alertsPlugin } from './alerts/index.js';
 import { authPlugin } from './auth/index.js';
 import { meterPlugin } from './meter/index.js';
 import { promptCachePlugin } from './promptcache/index.js';
@@ -11,5 +12,6 @@ export const builtinPlugins: Readonly<Record<string, PluginModule>> = {
   ratelimit: rateLimitPlugin,
   promptcache: promptCachePlugin,
   meter: meterPlugin,
+  alerts: alertsPlugin,
   search: searchPlugin,
 };

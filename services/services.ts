@@ -3,6 +3,7 @@
 // one Redis client for shared counters, and the notifier.
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/errors.js';
+import { loadWebhookKey } from '../config/webhook-key.js';
 import type { GatewayConfig } from '../config/types.js';
 import { LogNotifier } from '../notify/log-notifier.js';
 import type { LimitNotifier } from '../notify/notifier.js';
@@ -18,6 +19,8 @@ export interface Services {
   redisConnected(): boolean;
   readonly revocations: RevocationBus;
   readonly notifier: LimitNotifier;
+  /** The key that seals webhook signing secrets in the store (config/webhook-key.ts), loaded on first call. */
+  webhookKey(): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export async function openServices(config: GatewayConfig, storeOptions: StoreOpt
   // The notifier reads the store and Redis through the services, when a notice comes.
   const notifier = await openNotifier(config, { store: () => services.store(), redis: () => services.redis(), log });
   let opened: Promise<Store> | undefined;
+  let webhookKey: Promise<Buffer> | undefined;
   let client: RedisClient | undefined;
   const services: Services = {
     redis() {
@@ -47,6 +51,10 @@ export async function openServices(config: GatewayConfig, storeOptions: StoreOpt
     },
     revocations,
     notifier,
+    webhookKey() {
+      webhookKey ??= loadWebhookKey(storeOptions.dataDir);
+      return webhookKey;
+    },
     store() {
       opened ??= import('../store/store.js').then(({ openStore }) => openStore(storeOptions));
       return opened;

@@ -9,11 +9,13 @@ import { parseCredits } from '../store/credits.js';
 import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
 import { alertRoutes } from './alert-routes.js';
-import { auditBody, keyBody, memberBody, orgJson } from './bodies.js';
+import { auditBody, keyBody, memberBody, orgJson, paymentBody } from './bodies.js';
 import { clientAddressOf } from './client-address.js';
 import { about, AdminError } from './errors.js';
 import { readObject } from './http.js';
 import type { AdminRoute } from './routes.js';
+import { exportRequestOf } from './usage-export/export-request.js';
+import { usageExportAnswer } from './usage-export/usage-export.js';
 import { usageByDay } from './usage.js';
 
 const ROLES: readonly MemberRole[] = ['admin', 'member'];
@@ -88,6 +90,15 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
     },
     {
       method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/payments$`),
+      async handle({ params: [org] }) {
+        const s = await store();
+        const found = await s.orgs.get(org!);
+        return { status: 200, body: { payments: (await s.payments.list(found.id)).map(paymentBody) } };
+      },
+    },
+    {
+      method: 'GET',
       path: new RegExp(`^/admin/v1/orgs/${ORG}/keys$`),
       async handle({ params: [org] }) {
         const keys = await (await store()).keys.list(org!);
@@ -122,6 +133,15 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
         const s = await store();
         const found = await s.orgs.get(org!);
         return { status: 200, body: await usageByDay(s.db, found.id, days) };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/usage/export$`),
+      async handle({ params: [org], query }) {
+        const request = exportRequestOf(query);
+        const s = await store();
+        return usageExportAnswer(s.db, { orgId: (await s.orgs.get(org!)).id }, request);
       },
     },
     {

@@ -1,6 +1,6 @@
 // The admin listener's routes: a method, a path pattern whose groups are URL-decoded parameters, and a
 // handler that returns what to answer (the server writes it), so handlers never touch the response.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AdminError } from './errors.js';
 
 export interface RouteRequest {
@@ -14,6 +14,8 @@ export interface RouteAnswer {
   status: number;
   body?: unknown;
   headers?: Record<string, string | string[]>;
+  /** Writes a streamed body (a usage export) after the status and headers, instead of `body` as JSON. */
+  write?: (res: ServerResponse) => Promise<void>;
 }
 
 export interface AdminRoute {

@@ -4,7 +4,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { asAdminError } from './errors.js';
-import { sendError, sendJson } from './http.js';
+import { SECURITY_HEADERS, sendError, sendJson } from './http.js';
 import { matchRoute, type AdminRoute } from './routes.js';
 
 /** `listener` names the log lines (`admin request`, `console request`). */
@@ -47,5 +47,8 @@ export async function answerRoute(
 ): Promise<void> {
   const { route, params } = matchRoute(routes, req.method ?? 'GET', url.pathname);
   const answer = await route.handle({ req, params, query: url.searchParams });
-  sendJson(res, answer.status, answer.body, answer.headers);
+  if (answer.write === undefined) return sendJson(res, answer.status, answer.body, answer.headers);
+  // Streamed, without a length: chunked. A failure past this point cuts the connection (webHandler).
+  res.writeHead(answer.status, { ...SECURITY_HEADERS, ...answer.headers });
+  await answer.write(res);
 }

@@ -11,6 +11,8 @@ import { readObject } from '../admin/http.js';
 import type { AdminRoute } from '../admin/routes.js';
 import type { Sessions } from '../admin/session.js';
 import { usageByDay } from '../admin/usage.js';
+import { exportRequestOf } from '../admin/usage-export/export-request.js';
+import { usageExportAnswer } from '../admin/usage-export/usage-export.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
 import { formatCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
@@ -132,6 +134,17 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         const days = daysParam(query.get('days'));
         const { org, s } = await access(req, orgId!);
         return { status: 200, body: await usageByDay(s.db, org.id, days) };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^/console/v1/orgs/${ORG}/usage/export$`),
+      async handle({ req, params: [orgId], query }) {
+        const { org, role, member, s } = await access(req, orgId!);
+        const request = exportRequestOf(query);
+        // An admin exports every key's usage; a member only that of the keys it made.
+        const scope = role === 'admin' ? { orgId: org.id } : { orgId: org.id, createdBy: member.email };
+        return usageExportAnswer(s.db, scope, request);
       },
     },
     {

@@ -8,6 +8,7 @@
 // parts an organization's page shares with the operator's dashboard come from its folder (org-cards.js,
 // usage-panel.js, key-panel.js, audit-log.js, confirm-dialog.js, page-api.js; docs/console.md).
 
+import { alertsPanel } from './alerts-panel.js';
 import { auditLog } from './audit-log.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { keyPanel } from './key-panel.js';
@@ -51,6 +52,7 @@ async function refreshSession() {
 
 async function route() {
   keys.hideNewKey();
+  alerts.hideSecret();
   const hash = location.hash;
   try {
     if (hash.startsWith('#/link/')) return await redeemLink(decodeURIComponent(hash.slice('#/link/'.length)));
@@ -185,6 +187,7 @@ const cards = orgCards(byTestId('org-cards'));
 const memberList = memberTable(byTestId('member-panel'), { actions: true });
 const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit')));
+const alerts = alertsPanel(byTestId('alerts-panel'), api);
 const keys = keyPanel(byTestId('key-panel'), {
   api,
   keysPath: () => orgPath('/keys'),
@@ -208,7 +211,8 @@ async function renderOrg(id) {
   for (const id of ['member-error', 'invite-done']) byTestId(id).hidden = true;
   byTestId('invite-form').hidden = !admin;
   byTestId('audit-panel').hidden = !admin;
-  await Promise.all([keys.show(), renderMembers(), admin ? audit.show() : null]);
+  byTestId('alerts-panel').hidden = !admin;
+  await Promise.all([keys.show(), renderMembers(), admin ? audit.show() : null, admin ? alerts.show(orgPath) : null]);
   show('org');
 }
 

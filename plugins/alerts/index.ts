@@ -77,6 +77,7 @@ export const alertsPlugin = definePlugin<AlertsOptions>({
     const mailing = new Set<Promise<void>>();
 
     const fired = (event: AlertEvent, log: Logger): void => {
+      log.info({ event: event.id, type: event.type, org: event.orgId }, 'alerts: event fired');
       if (mail === undefined) return;
       const sending = (async () => {
         const org = await store.orgs.get(event.orgId);

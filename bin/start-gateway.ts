@@ -3,6 +3,7 @@ import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { checkConsoleConfig, startConsoleServer } from '../console/server.js';
+import { checkPaymentsConfig } from '../console/payments/payments-config.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadServerSecret } from '../config/server-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
@@ -91,6 +92,7 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   // Checked before anything starts: a short admin token stops the start.
   const adminToken = readAdminToken(config.admin.token_env, env);
   if (config.console.port !== undefined) checkConsoleConfig(config.console, config.mail);
+  checkPaymentsConfig(config);
   const log = createLogger(config.log.level, options.logDestination);
   // The parts start in this order and close in the reverse: the listeners first (the gateway's own drains
   // its requests), then the plugins settle their last rows (the meter's group commit), the last traces go
@@ -274,6 +276,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     thinkingSigner,
     readiness,
     countTokens,
+    callerCaps: capabilityOf(plugins, 'meter.callerCaps'),
     models: modelCatalogue({
       id: config.model.id,
       aliases: config.model.aliases,
@@ -348,6 +351,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
           tiers: tiersOf(config.limits.tiers),
           windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
           oidcClientSecret: env[consoleConfig.oidc.client_secret_env] || undefined,
+          payments: config.payments,
           log,
         }),
       url: (server) => server.url,

@@ -58,6 +58,8 @@ const CATALOGUE = {
   GW_ERR_RATE_LIMIT_REQUESTS: { status: 429, kind: 'rate_limit', shortCode: 'insufficient_quota' },
   GW_ERR_RATE_LIMIT_INPUT_TOKENS: { status: 429, kind: 'rate_limit', shortCode: 'insufficient_quota' },
   GW_ERR_RATE_LIMIT_OUTPUT_TOKENS: { status: 429, kind: 'rate_limit', shortCode: 'insufficient_quota' },
+  GW_ERR_RATE_LIMIT_SPEND_CAP: { status: 429, kind: 'rate_limit', shortCode: 'insufficient_quota' },
+  GW_ERR_RATE_LIMIT_CONCURRENCY: { status: 429, kind: 'rate_limit', shortCode: 'rate_limit_exceeded' },
   GW_ERR_MODEL_NOT_FOUND: { status: 404, kind: 'model_not_found', shortCode: 'model_not_found' },
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', shortCode: 'unknown_url' },
   GW_ERR_ROUTE_NOT_ENABLED: { status: 404, kind: 'not_found', shortCode: 'endpoint_not_enabled' },

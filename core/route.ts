@@ -4,7 +4,7 @@ import type { Dialect, ErrorRenderer } from './dialect.js';
 
 export type { ApiFamily, DialectRoute } from './dialect.js';
 
-export type RouteKind = 'generate' | 'count_tokens' | 'models' | 'model' | 'health' | 'ready';
+export type RouteKind = 'generate' | 'count_tokens' | 'models' | 'model' | 'caps' | 'health' | 'ready';
 
 export interface Route {
   readonly method: 'GET' | 'POST';

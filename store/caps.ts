@@ -1,9 +1,9 @@
-// Caps per key and per member (limits/caps.ts says what they are): set, cleared and read, each change
+// Caps per key and per member (cap-rules.ts says what they are): set, cleared and read, each change
 // with its audit entry; the caps that apply to one caller; and what a key or a member has used against
 // them: the spend of the current day, week and month (settled costs from key_spend_daily, plus the holds
 // of requests in flight) and the requests in flight. The meter runs the same use query inside its hold
 // transaction (spendUseQueries), so what a caller reads is what admission decides on.
-import { sql, type Compilable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   CAP_NAMES,
   DAY_MS,
@@ -15,7 +15,7 @@ import {
   type Caps,
   type CapScope,
   type SpendPeriod,
-} from '../limits/caps.js';
+} from './cap-rules.js';
 import { writeAudit, type Actor } from './audit-log.js';
 import { StoreError } from './errors.js';
 import { isMicros } from './money.js';
@@ -177,15 +177,7 @@ export type HeldRow = Record<SpendPeriod, number | string | null> & { in_flight:
  * The two reads of a scope's use at `at`: the settled spend of each period (whole UTC days from
  * key_spend_daily) and its open holds (the partial index usage_held_key). A member's are its keys'.
  */
-export function spendUseQueries(
-  db: Kysely<Database>,
-  orgId: string,
-  scope: CapScope,
-  at: number,
-): {
-  settled: Compilable<SettledSpendRow> & { execute(): Promise<SettledSpendRow[]> };
-  held: Compilable<HeldRow> & { execute(): Promise<HeldRow[]> };
-} {
+export function spendUseQueries(db: Kysely<Database>, orgId: string, scope: CapScope, at: number) {
   const starts = Object.fromEntries(SPEND_PERIODS.map((period) => [period, periodOf(period, at).start])) as Record<
     SpendPeriod,
     number

@@ -3,6 +3,8 @@
 // Keys are looked up by their SHA-256 through a cache (per raw key, key-cache.ts) whose entries live at
 // most `cache_ttl_ms`, so a revocation takes effect within that time on every gateway node sharing the
 // store, and at once where it is announced on the revocation bus (this node, or every node with Redis).
+// The cache holds each key with the caps that apply to it (its own, its member's): a change of caps is
+// announced on the same bus, and otherwise seen within `cache_ttl_ms` too.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../core/errors.js';
@@ -11,13 +13,28 @@ import type { Plugin } from '../../core/plugin.js';
 import { definePlugin } from '../plugin-module.js';
 import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
+import type { CallerCaps } from '../../store/cap-rules.js';
+import { memberOf } from '../../store/caps.js';
+import type { ApiKeyRecord } from '../../store/keys.js';
 import { KeyCache } from './key-cache.js';
+
+type KeyWithCaps = ApiKeyRecord & { caps: CallerCaps };
 
 declare module '../../core/exchange.js' {
   interface ExchangeLocals {
     /** Who is calling: set by the auth plugin. */
-    caller: { orgId: string; keyId: string };
+    caller: Caller;
   }
+}
+
+/** Who is calling: the key's organization and id, the member who made the key, and the caps that apply. */
+export interface Caller {
+  orgId: string;
+  keyId: string;
+  keyName: string;
+  /** The member (an e-mail) who made the key; none for keys of the operator or the CLI. */
+  member?: string;
+  caps: CallerCaps;
 }
 
 interface AuthOptions {
@@ -36,11 +53,15 @@ export const authPlugin = definePlugin<AuthOptions>({
     const ttlMs = options.cache_ttl_ms ?? 2000;
     const store = await context.store();
     const dbSystem = dbSystemOf(store);
-    const cache = new KeyCache(
+    /** A key's record and its caps: two reads on a miss of the cache. */
+    const findWithCaps = async (hash: string): Promise<KeyWithCaps | undefined> => {
+      const record = await store.keys.findByHash(hash);
+      if (record === undefined || record.status !== 'active') return record && { ...record, caps: {} };
+      return { ...record, caps: await store.caps.ofKey(record.orgId, record.id, record.createdBy) };
+    };
+    const cache = new KeyCache<KeyWithCaps>(
       (hash, trace) =>
-        trace
-          ? storeSpan(trace, 'key lookup', dbSystem, () => store.keys.findByHash(hash))
-          : store.keys.findByHash(hash),
+        trace ? storeSpan(trace, 'key lookup', dbSystem, () => findWithCaps(hash)) : findWithCaps(hash),
       ttlMs,
       context.now,
     );
@@ -61,7 +82,14 @@ export const authPlugin = definePlugin<AuthOptions>({
           'GW_ERR_AUTH_INVALID_KEY',
           `invalid API key (${header}): the key is unknown or revoked.`,
         );
-      exchange.locals.caller = { orgId: record.orgId, keyId: record.id };
+      const member = memberOf(record.createdBy);
+      exchange.locals.caller = {
+        orgId: record.orgId,
+        keyId: record.id,
+        keyName: record.name,
+        ...(member === undefined ? {} : { member }),
+        caps: record.caps,
+      };
       exchange.logFields.org = record.orgId;
       exchange.logFields.key_id = record.id;
       store.keys.touch(record.id);

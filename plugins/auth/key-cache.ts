@@ -10,18 +10,18 @@ import type { RequestTrace } from '../../telemetry/request-trace.js';
 const MAX_ENTRIES = 10_000;
 
 /** The store's answer for a key's SHA-256: its record, or undefined if there is none (a span of `trace`, if given). */
-export type FindByHash = (hash: string, trace?: RequestTrace) => Promise<ApiKeyRecord | undefined>;
+export type FindByHash<R extends ApiKeyRecord> = (hash: string, trace?: RequestTrace) => Promise<R | undefined>;
 
-export class KeyCache {
-  readonly #entries = new Map<string, { record: ApiKeyRecord | undefined; until: number }>();
-  readonly #find: FindByHash;
+export class KeyCache<R extends ApiKeyRecord = ApiKeyRecord> {
+  readonly #entries = new Map<string, { record: R | undefined; until: number }>();
+  readonly #find: FindByHash<R>;
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #sweeper: NodeJS.Timeout | undefined;
   /** Counts announced revocations: a lookup that one overtook is not cached. */
   #revocations = 0;
 
-  constructor(find: FindByHash, ttlMs: number, now: () => number) {
+  constructor(find: FindByHash<R>, ttlMs: number, now: () => number) {
     this.#find = find;
     this.#ttlMs = ttlMs;
     this.#now = now;
@@ -32,7 +32,7 @@ export class KeyCache {
   }
 
   /** The key's record, or undefined for a key that is malformed or unknown; a miss asks the store under `trace`. */
-  async lookup(key: string, trace?: RequestTrace): Promise<ApiKeyRecord | undefined> {
+  async lookup(key: string, trace?: RequestTrace): Promise<R | undefined> {
     const now = this.#now();
     const hit = this.#entries.get(key);
     if (hit !== undefined && hit.until > now) return hit.record;
@@ -47,7 +47,7 @@ export class KeyCache {
     return record;
   }
 
-  /** An announced revocation: the key's entries go now, not when they expire. */
+  /** An announced revocation (or change of the key's caps): the key's entries go now, not when they expire. */
   revoke(keyId: string): void {
     this.#revocations++;
     for (const [key, entry] of this.#entries) if (entry.record?.id === keyId) this.#entries.delete(key);

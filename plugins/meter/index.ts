@@ -15,6 +15,11 @@ import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { formatCredits } from '../../store/credits.js';
 import { NodeLease } from '../../store/node-lease.js';
+import type { Caps } from '../../store/cap-rules.js';
+import type { Caller } from '../auth/index.js';
+import type { HoldCap } from './cap-admission.js';
+import { capError } from './cap-error.js';
+import { callerCapsBody } from './caller-caps.js';
 import { Ledger, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
@@ -75,6 +80,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
 
     return {
       name: 'meter',
+      capabilities: { 'meter.callerCaps': (exchange: Exchange) => callerCapsBody(store.caps, exchange, Date.now()) },
       async handle(exchange: Exchange, next: Next): Promise<EventStream> {
         const caller = exchange.locals.caller;
         const request = exchange.request;
@@ -96,6 +102,9 @@ export const meterPlugin = definePlugin<MeterOptions>({
             output: request.max_tokens ?? holdOutputTokens,
           }),
           createdAt: Date.now(),
+          model: request.model,
+          ...(caller.member === undefined ? {} : { member: caller.member }),
+          caps: holdCapsOf(caller),
         };
         const held = await orStoreUnavailable(
           exchange.trace
@@ -103,6 +112,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
             : ledger.hold(hold),
         );
         if (!held.taken) {
+          if (held.cap !== undefined) throw capError(held.cap, exchange.responseHeaders, Date.now());
           metrics?.insufficientCredits.inc(metrics.orgLabels(caller.orgId));
           throw noCredits(held.balanceMicros);
         }
@@ -125,6 +135,28 @@ export const meterPlugin = definePlugin<MeterOptions>({
     };
   },
 });
+
+/** The caller's caps that a hold must fit: the spend and concurrency caps of its key and its member. */
+function holdCapsOf(caller: Caller): HoldCap[] {
+  const holdCaps: HoldCap[] = [];
+  const { key, member } = caller.caps;
+  if (admissionCaps(key))
+    holdCaps.push({ scope: { kind: 'key', keyId: caller.keyId, name: caller.keyName }, caps: key });
+  if (member !== undefined && admissionCaps(member.caps))
+    holdCaps.push({ scope: { kind: 'member', email: member.email }, caps: member.caps });
+  return holdCaps;
+}
+
+/** Whether any of the caps admission decides is set. */
+function admissionCaps(caps: Caps | undefined): caps is Caps {
+  return (
+    caps !== undefined &&
+    (caps.dayMicros !== undefined ||
+      caps.weekMicros !== undefined ||
+      caps.monthMicros !== undefined ||
+      caps.concurrentRequests !== undefined)
+  );
+}
 
 function noCredits(balanceMicros: number | undefined): GatewayError {
   const balance = formatCredits(balanceMicros ?? 0);

@@ -43,6 +43,7 @@ export function ledgerStatements(db: Kysely<Database>) {
         ahead: 'bigint',
         at: 'bigint',
         node: 'text',
+        model: 'text',
       },
       (holds) =>
         db
@@ -64,6 +65,7 @@ export function ledgerStatements(db: Kysely<Database>) {
             'state',
             'hold_micros',
             'node_id',
+            'model',
           ])
           .expression((eb) =>
             eb
@@ -86,6 +88,7 @@ export function ledgerStatements(db: Kysely<Database>) {
                 sql.lit<UsageState>('held').as('state'),
                 'h.amount',
                 'h.node',
+                'h.model',
               ])
               .whereRef('h.ahead', '<', 'orgs.balance_micros')
               .$if(lockBalances, (query) => query.forNoKeyUpdate('orgs')),
@@ -135,6 +138,24 @@ export function ledgerStatements(db: Kysely<Database>) {
           spent_micros: eb('orgs.spent_micros', '+', eb.ref('m.spent')),
         }))
         .whereRef('orgs.id', '=', 'm.org'),
+    ),
+    /**
+     * Adds settled costs to their keys' spend of the day their requests were admitted (the caps' spend,
+     * store/caps.ts); one row per key and day, so no row is hit twice.
+     */
+    addKeySpend: new BatchTemplate({ key: 'text', day: 'bigint', org: 'text', amount: 'bigint' }, (rows) =>
+      db
+        .insertInto('key_spend_daily')
+        .columns(['key_id', 'day', 'org_id', 'spent_micros'])
+        .expression(
+          // The WHERE also lets SQLite read the ON CONFLICT after a SELECT as the upsert's.
+          db.selectFrom(rows.as('r')).select(['r.key', 'r.day', 'r.org', 'r.amount']).where('r.key', 'is not', null),
+        )
+        .onConflict((conflict) =>
+          conflict.columns(['key_id', 'day']).doUpdateSet((eb) => ({
+            spent_micros: eb('key_spend_daily.spent_micros', '+', eb.ref('excluded.spent_micros')),
+          })),
+        ),
     ),
     /** An organization's balance (a refused hold reports it). */
     balance: new QueryTemplate<{ org: string }>((arg) =>

@@ -16,6 +16,8 @@ import { checkedMicros } from '../../store/money.js';
 import type { Database } from '../../store/schema.js';
 import { retryConflicts } from '../../store/transaction-retry.js';
 import type { SqlRunner, Transactor } from '../../store/transactor.js';
+import { CapAdmission, type CapRefusal, type HoldCap } from './cap-admission.js';
+import { DAY_MS } from '../../store/cap-rules.js';
 import { ledgerStatements, type LedgerStatements } from './ledger-statements.js';
 import { checkedSum, MoneyMoves } from './money-moves.js';
 import type { BilledUsage } from './price.js';
@@ -29,6 +31,12 @@ export interface Hold {
   holdMicros: number;
   /** Unix ms. */
   createdAt: number;
+  /** The model the request named (the usage export groups by it). */
+  model?: string;
+  /** The member who made the key, if a member did: the hold counts in the member's caps too. */
+  member?: string;
+  /** The caller's spend and concurrency caps, which the hold must fit (cap-admission.ts). */
+  caps?: readonly HoldCap[];
 }
 
 export interface Settlement {
@@ -39,8 +47,14 @@ export interface Settlement {
   durationMs: number;
 }
 
-/** The hold was taken, or the balance (undefined: no such organization) was not above zero. */
-export type HoldResult = { taken: true } | { taken: false; balanceMicros: number | undefined };
+/**
+ * The hold was taken; or a cap of the caller's did not fit it; or the balance (undefined: no such
+ * organization) was not above zero.
+ */
+export type HoldResult =
+  | { taken: true }
+  | { taken: false; cap: CapRefusal }
+  | { taken: false; cap?: undefined; balanceMicros: number | undefined };
 
 const TAKEN: HoldResult = Object.freeze({ taken: true });
 
@@ -69,6 +83,7 @@ export class Ledger {
   readonly #sql: LedgerStatements;
   readonly #commits: GroupCommit<Write, Written>;
   readonly #nodeId: string | null;
+  readonly #caps: CapAdmission;
 
   /**
    * `transact` runs the hot path's transactions (the store's); `db` builds the statements and runs the
@@ -78,6 +93,7 @@ export class Ledger {
     this.#db = db;
     this.#sql = ledgerStatements(db);
     this.#nodeId = nodeId ?? null;
+    this.#caps = new CapAdmission(db);
     this.#commits = new GroupCommit(transact, (sql, writes) => this.#write(sql, writes));
   }
 
@@ -97,7 +113,10 @@ export class Ledger {
     return this.#commits.run({ hold, settlement }) as Promise<void>;
   }
 
-  /** One turn's writes: the settlements' rows, the holds' rows, then the money of both in one go. */
+  /**
+   * One turn's writes: the settlements' rows and their keys' spend, the holds' rows (those that fit
+   * their caps), then the money of both in one go.
+   */
   async #write(sql: SqlRunner, writes: readonly Write[]): Promise<Written[]> {
     const holds: Hold[] = [];
     const settlements: Settling[] = [];
@@ -107,12 +126,38 @@ export class Ledger {
     }
     if (this.#sql.locksRows) await this.#lockOrgs(sql, writes);
     const moves = new MoneyMoves();
-    if (settlements.length > 0) await this.#settleRows(sql, settlements, moves);
-    const taken = holds.length > 0 ? await this.#takeHolds(sql, holds, moves) : [];
+    if (settlements.length > 0) {
+      await this.#settleRows(sql, settlements, moves);
+      await this.#addKeySpend(sql, settlements);
+    }
+    const refusals = holds.length > 0 ? await this.#caps.refusals(sql, holds) : [];
+    const admitted = holds.filter((_, index) => refusals[index] === undefined);
+    const taken = admitted.length > 0 ? await this.#takeHolds(sql, admitted, moves) : [];
     await moves.write(sql, this.#sql.moveMoney);
-    const results = await this.#holdResults(sql, holds, taken);
+    const results = await this.#holdResults(sql, admitted, taken);
+    let nextAdmitted = 0;
+    const holdResults = refusals.map((cap): HoldResult =>
+      cap === undefined ? results[nextAdmitted++]! : { taken: false, cap },
+    );
     let next = 0;
-    return writes.map((write) => (write.settlement === undefined ? results[next++] : undefined));
+    return writes.map((write) => (write.settlement === undefined ? holdResults[next++] : undefined));
+  }
+
+  /** Adds the settlements' costs to their keys' spend of the day each was admitted, summed per key and day. */
+  async #addKeySpend(sql: SqlRunner, settlements: readonly Settling[]): Promise<void> {
+    const spends = new Map<string, { key: string; day: number; org: string; amount: number }>();
+    for (const { hold, settlement } of settlements) {
+      if (settlement.costMicros === 0) continue;
+      const day = Math.floor(hold.createdAt / DAY_MS);
+      const id = `${hold.keyId}\u0000${day}`;
+      const spend = spends.get(id);
+      if (spend === undefined) spends.set(id, { key: hold.keyId, day, org: hold.orgId, amount: settlement.costMicros });
+      else spend.amount = checkedSum(spend.amount + settlement.costMicros);
+    }
+    const cells: unknown[] = [];
+    for (const spend of spends.values()) cells.push(spend.key, spend.day, spend.org, spend.amount);
+    for (let from = 0; from < spends.size; from += MAX_BATCH_ROWS)
+      await sql.run(this.#sql.addKeySpend.bind(cells, from, Math.min(MAX_BATCH_ROWS, spends.size - from)));
   }
 
   /** Locks the batch's organizations, in the order of their ids (ledger-statements.ts, lockOrgs). */
@@ -167,7 +212,17 @@ export class Ledger {
       if (org === undefined) sums.set(hold.orgId, (org = { sum: 0, peak: 0 }));
       org.peak = Math.max(org.peak, org.sum);
       const ahead = checkedSum(org.peak - moves.balanceOf(hold.orgId));
-      cells.push(hold.id, hold.orgId, hold.keyId, hold.dialect, hold.holdMicros, ahead, hold.createdAt, this.#nodeId);
+      cells.push(
+        hold.id,
+        hold.orgId,
+        hold.keyId,
+        hold.dialect,
+        hold.holdMicros,
+        ahead,
+        hold.createdAt,
+        this.#nodeId,
+        hold.model ?? null,
+      );
       org.sum = checkedSum(org.sum + hold.holdMicros);
     }
     const taken = new Map<string, number>();

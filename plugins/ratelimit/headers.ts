@@ -59,10 +59,3 @@ export class RateLimitHeaders {
     headers[names.reset] = this.#resetTimes.iso(count.resetAt);
   }
 }
-
-/** `retry-after` in whole seconds, rounded up and at least 1; `retry-after-ms` at least 1. */
-export function writeRetryAfter(headers: Record<string, string>, waitMs: number): void {
-  const ms = Math.max(1, Math.ceil(waitMs));
-  headers['retry-after'] = String(Math.ceil(ms / 1000));
-  headers['retry-after-ms'] = String(ms);
-}

@@ -18,7 +18,9 @@ import type { Exchange } from '../../core/exchange.js';
 import { observe } from '../../proxy/stream/observe.js';
 import type { EventStream, Next, Plugin } from '../../core/plugin.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
-import { writeRetryAfter, type RateLimitHeaders } from './headers.js';
+import { writeRetryAfter } from '../../core/retry-after.js';
+import type { RateLimitHeaders } from './headers.js';
+import { CapWindows, type RateCapScope } from './cap-windows.js';
 import { inputTooLargeError, limitError } from './limit-error.js';
 import type { TierCache } from './tier-cache.js';
 import { codexLimitSnapshot, writeCodexRateLimitHeaders } from './codex-rate-limit-headers.js';
@@ -31,6 +33,8 @@ export interface RateLimitState {
   orgId: string;
   tier: Tier;
   counts: Counts;
+  /** The caller's key and member scopes that have rate caps (cap-windows.ts). */
+  capScopes: RateCapScope[];
 }
 
 declare module '../../core/exchange.js' {
@@ -73,6 +77,7 @@ export class RateLimiter implements Plugin {
   readonly #notifier: LimitNotifier;
   readonly #metrics: GatewayMetrics | undefined;
   readonly #now: () => number;
+  readonly #caps: CapWindows;
 
   constructor(parts: RateLimiterParts) {
     this.#window = parts.window;
@@ -81,6 +86,7 @@ export class RateLimiter implements Plugin {
     this.#notifier = parts.notifier;
     this.#metrics = parts.metrics;
     this.#now = parts.now;
+    this.#caps = new CapWindows(parts.window, parts.now);
   }
 
   /**
@@ -107,7 +113,7 @@ export class RateLimiter implements Plugin {
     if (tier !== undefined) counts = await this.#window.open(orgId, requests, exchange.log);
     else
       [tier, counts] = await Promise.all([this.#tiers.tierOf(orgId), this.#window.open(orgId, requests, exchange.log)]);
-    const state: RateLimitState = { orgId, tier, counts };
+    const state: RateLimitState = { orgId, tier, counts, capScopes: [] };
     exchange.locals.rateLimit = state;
     this.#headers.write(exchange.responseHeaders, tier, counts);
     this.#writeClientSignal(exchange, state, false);
@@ -115,6 +121,8 @@ export class RateLimiter implements Plugin {
     if (counts.requests.used > tier.requestsPerMinute) throw this.#reject(exchange, state, 'requests');
     if (counts.output.used >= tier.outputTokensPerMinute)
       throw this.#reject(exchange, state, 'output', `${counts.output.used} used in this window`);
+    state.capScopes = this.#caps.scopesOf(orgId, caller.keyId, caller.keyName, caller.caps);
+    if (state.capScopes.length > 0) await this.#caps.open(state.capScopes, exchange.responseHeaders, exchange.log);
   }
 
   async handle(exchange: Exchange, next: Next): Promise<EventStream> {
@@ -139,6 +147,10 @@ export class RateLimiter implements Plugin {
       const left = Math.max(0, limit - input.used);
       throw this.#reject(exchange, state, 'input', `this request needs about ${estimate} and ${left} are left`);
     }
+    if (state.capScopes.length > 0)
+      await this.#caps.chargeInput(state.capScopes, estimate, exchange.responseHeaders, exchange.log, async () => {
+        await this.#window.settle(orgId, -estimate, undefined, exchange.log);
+      });
     let events: EventStream;
     try {
       events = await next();
@@ -172,6 +184,7 @@ export class RateLimiter implements Plugin {
     used: { estimate: number; windowEnd: number; prompt: number | undefined; output: number },
   ): Promise<void> {
     const difference = used.prompt === undefined ? 0 : used.prompt - used.estimate;
+    if (state.capScopes.length > 0) await this.#caps.settle(state.capScopes, difference, used.output, exchange.log);
     const inputChange = difference !== 0 && this.#now() < used.windowEnd ? difference : undefined;
     const outputChange = used.output > 0 ? used.output : undefined;
     if (inputChange === undefined && outputChange === undefined) return;

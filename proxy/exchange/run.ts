@@ -13,7 +13,7 @@ import type { Chain } from './chain.js';
 import type { Dialect, StreamEncoder, WireProfile } from '../../core/dialect.js';
 import { asGatewayError, GatewayError } from '../../core/errors.js';
 import { LiveExchange } from './exchange.js';
-import type { ExchangeReply } from '../../core/exchange.js';
+import type { Exchange, ExchangeReply } from '../../core/exchange.js';
 import { traceExchange } from './trace.js';
 import type { EventStream } from '../../core/event-stream.js';
 import { apiFamilyOf, type ModelCatalogue } from '../routing/models.js';
@@ -40,6 +40,8 @@ export interface ExchangeRuntime {
   readonly readiness: Readiness;
   /** Counts the prompt tokens the upstream will see for a canonical request (count_tokens). */
   readonly countTokens: ((request: ChatRequest, signal: AbortSignal) => Promise<number>) | undefined;
+  /** GET /v1/me/caps's answer for the exchange's caller (a plugin's `meter.callerCaps`), if any plugin gives one. */
+  readonly callerCaps: ((exchange: Exchange) => Promise<JsonObject>) | undefined;
 }
 
 /** A request's body as its door delivers it, and whether anything is to be generated (a WebSocket warm-up is not). */
@@ -166,6 +168,14 @@ async function serve(
       return undefined;
     case 'model':
       door.sendJson(200, exchange.responseHeaders, runtime.models.retrieve(modelId, apiFamilyOf(exchange.req.headers)));
+      return undefined;
+    case 'caps':
+      if (runtime.callerCaps === undefined) throw notEnabled(exchange.req);
+      door.sendJson(
+        200,
+        { ...exchange.responseHeaders, 'cache-control': 'no-store' },
+        await runtime.callerCaps(exchange),
+      );
       return undefined;
     case 'generate':
       if (route.dialect === undefined) throw notEnabled(exchange.req);

@@ -9,6 +9,8 @@ export type { Route, RouteKind };
 const NODE_ROUTES: ReadonlyArray<{ method: Route['method']; path: string; kind: RouteKind }> = [
   { method: 'GET', path: '/v1/models', kind: 'models' },
   // GET /v1/models/{id} is matched apart (modelRoute): its id is the rest of the path, its errors the caller's.
+  // The caller's own caps and their use (issue #28), for a script holding the key.
+  { method: 'GET', path: '/v1/me/caps', kind: 'caps' },
   { method: 'GET', path: '/health', kind: 'health' },
   { method: 'GET', path: '/ready', kind: 'ready' },
 ];

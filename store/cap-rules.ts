@@ -28,6 +28,24 @@ export const CAP_NAMES: readonly CapName[] = [
   'concurrentRequests',
 ];
 
+/** Each cap's name on the wire (the admin API, the console's API, GET /v1/me/caps) and in the store. */
+export const CAP_FIELDS: Readonly<Record<CapName, string>> = {
+  dayMicros: 'day_micros',
+  weekMicros: 'week_micros',
+  monthMicros: 'month_micros',
+  requestsPerMinute: 'requests_per_minute',
+  inputTokensPerMinute: 'input_tokens_per_minute',
+  outputTokensPerMinute: 'output_tokens_per_minute',
+  concurrentRequests: 'concurrent_requests',
+};
+
+/** The caps as JSON: the caps set, under their wire names. */
+export function capsJson(caps: Caps | undefined): Record<string, number> {
+  const json: Record<string, number> = {};
+  for (const name of CAP_NAMES) if (caps?.[name] !== undefined) json[CAP_FIELDS[name]] = caps[name];
+  return json;
+}
+
 /** The most a rate or concurrency cap may say: far above any real use, far below what a counter holds. */
 export const MAX_RATE_CAP = 1_000_000_000;
 

@@ -5,7 +5,7 @@
 // requests ended meanwhile, so a burst of requests costs two checks, not one each; nothing is read per
 // chunk. A check never throws into the request: its failures are logged.
 import type { Logger } from 'pino';
-import { periodOf, SPEND_CAP, type CapScope } from '../../limits/caps.js';
+import { periodOf, SPEND_CAP, type CapScope } from '../../store/cap-rules.js';
 import type { AlertEvent } from '../../store/alert-events.js';
 import type { AlertRule } from '../../store/alert-rules.js';
 import type { AlertStore } from '../../store/alert-store.js';

@@ -2,7 +2,7 @@
 // cap rule once per period at its percentage of the cap; once in a fleet too, whichever node checks first.
 import { pino } from 'pino';
 import t from 'tap';
-import { DAY_MS } from '../../../../limits/caps.js';
+import { DAY_MS } from '../../../../store/cap-rules.js';
 import { CapStore } from '../../../../store/caps.js';
 import { testDialect } from '../../../helpers/test-store.js';
 import { alertFixture, type AlertFixture, type AlertNode } from './alert-fixture.js';

@@ -5,7 +5,8 @@
 // It goes BEFORE `meter` in the chain: observers of one stage end inner plugin first, so its check runs
 // once the meter's settlement is written. Options: poll_ms (how often due deliveries are looked for),
 // max_attempts, backoff_base_ms, backoff_max_ms, timeout_ms (per attempt), lease_ms (a claimed
-// attempt's lease), batch (attempts per round).
+// attempt's lease), batch (attempts per round), allow_private_networks (endpoints on loopback, private or
+// link-local addresses: off, so that organizations cannot reach the gateway's own network).
 import type { JSONSchemaType } from 'ajv';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/errors.js';
@@ -32,6 +33,7 @@ interface AlertsOptions {
   timeout_ms?: number;
   lease_ms?: number;
   batch?: number;
+  allow_private_networks?: boolean;
 }
 
 export const optionsSchema: JSONSchemaType<AlertsOptions> = {
@@ -45,6 +47,7 @@ export const optionsSchema: JSONSchemaType<AlertsOptions> = {
     timeout_ms: optional({ type: 'integer', minimum: 100, maximum: 120_000 }),
     lease_ms: optional({ type: 'integer', minimum: 1000, maximum: 3_600_000 }),
     batch: optional({ type: 'integer', minimum: 1, maximum: 1000 }),
+    allow_private_networks: optional({ type: 'boolean' }),
   },
 };
 
@@ -60,6 +63,7 @@ export const alertsPlugin = definePlugin<AlertsOptions>({
       timeout_ms: timeoutMs = 10_000,
       lease_ms: leaseMs = 60_000,
       batch = 50,
+      allow_private_networks: allowPrivateNetworks = false,
     } = options;
     const names = context.config.plugins.map((entry) => entry.name);
     const meterAt = names.indexOf('meter');
@@ -104,6 +108,7 @@ export const alertsPlugin = definePlugin<AlertsOptions>({
       policy: { maxAttempts, backoffBaseMs, backoffMaxMs, timeoutMs },
       leaseMs,
       batch,
+      allowPrivateNetworks,
       now: context.now,
     });
 

@@ -2,10 +2,12 @@
 // lease in the store: no two nodes send one attempt), POSTs each event as JSON, signed, with its id in
 // `gateway-event-id` (the same on every attempt: the receiver de-duplicates on it), and writes the
 // outcome. A 2xx is delivered; anything else (another status, a timeout, a refused connection) fails
-// the attempt, and the next one is queued after an exponential backoff until `maxAttempts`.
+// the attempt, and the next one is queued after an exponential backoff until `maxAttempts`; an internal
+// address the operator has not allowed fails it for good.
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from '../../notify/webhook-signature.js';
 import type { DueDelivery, WebhookDeliveries } from '../../store/webhook-deliveries.js';
 import type { WebhookSeal } from '../../store/webhook-seal.js';
+import { InternalAddressError, postWebhook } from './webhook-post.js';
 
 export interface RetryPolicy {
   maxAttempts: number;
@@ -24,6 +26,8 @@ export interface WebhookSenderParts {
   leaseMs: number;
   /** At most this many attempts per round. */
   batch: number;
+  /** Whether endpoints may be on loopback, private or link-local addresses (webhook-post.ts). */
+  allowPrivateNetworks: boolean;
   now: () => number;
 }
 
@@ -67,9 +71,10 @@ export class WebhookSender {
     });
     let responseStatus: number | null = null;
     let error: string | null = null;
+    let retry = delivery.attempt < policy.maxAttempts;
     try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
+      responseStatus = await postWebhook({
+        url: delivery.url,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'open-model-gateway-webhooks/1',
@@ -77,25 +82,18 @@ export class WebhookSender {
           [SIGNATURE_HEADER]: signWebhook(secret, Math.floor(now() / 1000), body),
         },
         body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(policy.timeoutMs),
+        timeoutMs: policy.timeoutMs,
+        allowPrivateNetworks: this.#parts.allowPrivateNetworks,
       });
-      responseStatus = response.status;
-      await response.body?.cancel().catch(() => undefined);
     } catch (thrown) {
-      error =
-        thrown instanceof Error
-          ? thrown.cause instanceof Error
-            ? thrown.cause.message
-            : thrown.message
-          : String(thrown);
+      error = thrown instanceof Error ? thrown.message : String(thrown);
+      if (thrown instanceof InternalAddressError) retry = false;
     }
     if (responseStatus !== null && responseStatus >= 200 && responseStatus < 300) {
       await deliveries.delivered(delivery, responseStatus);
       return;
     }
     error ??= `the receiver answered ${responseStatus}`;
-    const retry = delivery.attempt < policy.maxAttempts;
     await deliveries.failed(delivery, {
       responseStatus,
       error,

@@ -18,7 +18,7 @@ t.teardown(() => smtp.close());
 const hooks = await startWebhookReceiver();
 t.teardown(() => hooks.close());
 const stack = await stackForFile(t, {
-  yaml: chainOf('auth', { name: 'alerts', options: '{ poll_ms: 20 }' }, 'meter'),
+  yaml: chainOf('auth', { name: 'alerts', options: '{ poll_ms: 20, allow_private_networks: true }' }, 'meter'),
   env: {
     GATEWAY_ADMIN_TOKEN: TOKEN,
     GATEWAY_ADMIN_PORT: '0',

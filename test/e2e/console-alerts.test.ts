@@ -9,7 +9,7 @@ import { ACME_MEMBERS, consoleStackForFile } from '../kit/console-stack.js';
 import { chainOf } from '../kit/stack-presets.js';
 
 const { smtp, store, browser, consoleUrl } = await consoleStackForFile(t, {
-  yaml: chainOf('auth', { name: 'alerts', options: '{ poll_ms: 20 }' }, 'meter'),
+  yaml: chainOf('auth', { name: 'alerts', options: '{ poll_ms: 20, allow_private_networks: true }' }, 'meter'),
 });
 const hooks = await startWebhookReceiver();
 t.teardown(() => hooks.close());

@@ -21,7 +21,7 @@ t.test('a crossing served by several nodes at once fires one event, delivered on
   const fleet = await startFleet(t, {
     backends: FLEET_BACKENDS[0]!,
     upstreamUrl: `${sim.url}/v1`,
-    config: chainOf('auth', { name: 'alerts', options: '{ poll_ms: 50 }' }, 'meter'),
+    config: chainOf('auth', { name: 'alerts', options: '{ poll_ms: 50, allow_private_networks: true }' }, 'meter'),
     nodes: 2,
     env: { GATEWAY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });

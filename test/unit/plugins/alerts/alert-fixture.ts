@@ -57,6 +57,7 @@ export async function alertFixture(t: Test): Promise<AlertFixture> {
       policy: POLICY,
       leaseMs: 60_000,
       batch: 50,
+      allowPrivateNetworks: true,
       now: clock.now,
     });
     return { store, alerts, check, sender, fired };

@@ -1,10 +1,13 @@
 // How alert events reach webhook endpoints: signed with the endpoint's secret, retried with exponential
 // backoff until a 2xx under the same event id, every attempt in the delivery log, each attempt sent by
 // one node only.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { verifyWebhookSignature } from '../../../../notify/webhook-signature.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../helpers/webhook-receiver.js';
 import { testDialect } from '../../../helpers/test-store.js';
+import { WebhookSender } from '../../../../plugins/alerts/webhook-sender.js';
 import { alertFixture, POLICY, SEAL, type AlertFixture } from './alert-fixture.js';
 
 async function receiver(t: Test): Promise<WebhookReceiver> {
@@ -138,3 +141,64 @@ t.test(
     t.equal(hooks.received.length, 1);
   },
 );
+
+t.test(
+  'an endpoint on an internal address is refused for good unless the operator allows private networks',
+  async (t) => {
+    const fixture = await alertFixture(t);
+    const hooks = await receiver(t);
+    const closed = new WebhookSender({
+      deliveries: fixture.node.alerts.deliveries,
+      seal: SEAL,
+      policy: POLICY,
+      leaseMs: 60_000,
+      batch: 50,
+      allowPrivateNetworks: false,
+      now: fixture.clock.now,
+    });
+    const byName = await queued(fixture, hooks.url.replace('127.0.0.1', 'localhost'));
+    const byAddress = await fixture.node.alerts.endpoints.create(
+      fixture.orgId,
+      { url: 'http://[::1]:9/', description: '' },
+      SEAL,
+    );
+    await fixture.node.alerts.events.fireOnce({
+      orgId: fixture.orgId,
+      ruleId: null,
+      crossing: 'test:2',
+      type: 'test',
+      data: {},
+    });
+    t.equal(await closed.sendDue(), 3, "the first event's one delivery, the second's two");
+    t.equal(hooks.received.length, 0, 'nothing sent');
+    for (const endpoint of [byName.endpoint, byAddress.endpoint]) {
+      const log = await fixture.node.alerts.deliveries.list(endpoint.id);
+      t.ok(log.length > 0 && log.every((attempt) => attempt.status === 'failed'), 'failed, not retried');
+      t.match(log[0]!.error, /internal address/);
+    }
+  },
+);
+
+t.test('an attempt the receiver does not answer within the timeout fails, and is retried', async (t) => {
+  const fixture = await alertFixture(t);
+  const silent = createServer(() => undefined); // takes the request, never answers
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    silent.closeAllConnections();
+    silent.close();
+  });
+  const { endpoint } = await queued(fixture, `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`);
+  const impatient = new WebhookSender({
+    deliveries: fixture.node.alerts.deliveries,
+    seal: SEAL,
+    policy: { ...POLICY, timeoutMs: 200 },
+    leaseMs: 60_000,
+    batch: 50,
+    allowPrivateNetworks: true,
+    now: fixture.clock.now,
+  });
+  await impatient.sendDue();
+  const [next, first] = await fixture.node.alerts.deliveries.list(endpoint.id);
+  t.match(first, { attempt: 1, status: 'failed', responseStatus: null, error: 'no answer within 200 ms' });
+  t.match(next, { attempt: 2, status: 'pending' });
+});

@@ -5,6 +5,7 @@ import type { AuditEntry } from '../store/audit-log.js';
 import { formatCredits } from '../store/credits.js';
 import type { ApiKeyRecord } from '../store/keys.js';
 import type { Member, Org } from '../store/orgs.js';
+import type { Payment } from '../store/payments.js';
 
 export function orgJson(org: Org, tier: Tier, members?: readonly Member[]) {
   return {
@@ -56,5 +57,21 @@ export function keyBody(key: ApiKeyRecord) {
     status: key.status,
     revoked_at: key.revokedAt?.toISOString() ?? null,
     created_by: key.createdBy,
+  };
+}
+
+export function paymentBody(payment: Payment) {
+  return {
+    id: payment.id,
+    org_id: payment.orgId,
+    status: payment.status,
+    amount: formatCredits(payment.amountMicros),
+    amount_micros: payment.amountMicros,
+    amount_cents: payment.amountCents,
+    currency: payment.currency,
+    checkout_session_id: payment.checkoutSessionId,
+    created_by: payment.createdBy,
+    created_at: payment.createdAt.toISOString(),
+    completed_at: payment.completedAt?.toISOString() ?? null,
   };
 }

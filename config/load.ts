@@ -152,6 +152,16 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
         .filter(Boolean),
     );
   if (env.GATEWAY_SMTP_URL) assign('GATEWAY_SMTP_URL', ['mail', 'url'], env.GATEWAY_SMTP_URL);
+  if (env.GATEWAY_STRIPE_SECRET_KEY)
+    assign('GATEWAY_STRIPE_SECRET_KEY', ['payments', 'stripe', 'secret_key'], env.GATEWAY_STRIPE_SECRET_KEY);
+  if (env.GATEWAY_STRIPE_WEBHOOK_SECRET)
+    assign(
+      'GATEWAY_STRIPE_WEBHOOK_SECRET',
+      ['payments', 'stripe', 'webhook_secret'],
+      env.GATEWAY_STRIPE_WEBHOOK_SECRET,
+    );
+  if (env.GATEWAY_STRIPE_API_URL)
+    assign('GATEWAY_STRIPE_API_URL', ['payments', 'stripe', 'api_url'], env.GATEWAY_STRIPE_API_URL);
   if (env.GATEWAY_METRICS_HOST) assign('GATEWAY_METRICS_HOST', ['metrics', 'host'], env.GATEWAY_METRICS_HOST);
   if (env.GATEWAY_METRICS_PORT)
     assign('GATEWAY_METRICS_PORT', ['metrics', 'port'], integer('GATEWAY_METRICS_PORT', env.GATEWAY_METRICS_PORT));

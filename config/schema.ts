@@ -28,6 +28,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     'limits',
     'pricing',
     'mail',
+    'payments',
   ],
   properties: {
     server: {
@@ -390,6 +391,28 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
       properties: {
         url: optional({ type: 'string', pattern: '^smtps?://' }),
         from: { type: 'string', minLength: 3 },
+      },
+    },
+    payments: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['stripe', 'currency', 'min_micros', 'max_micros'],
+      properties: {
+        stripe: {
+          type: 'object',
+          additionalProperties: false,
+          required: [],
+          properties: {
+            secret_key: optional({ type: 'string', pattern: '^(sk|rk)_' }),
+            webhook_secret: optional({ type: 'string', pattern: '^whsec_' }),
+            api_url: optional({ type: 'string', pattern: '^https?://[^/]+$' }),
+          },
+        },
+        currency: { type: 'string', pattern: '^[a-z]{3}$' },
+        min_micros: { type: 'integer', minimum: 10000, maximum: 9007199254740991, multipleOf: 10000 },
+        max_micros: { type: 'integer', minimum: 10000, maximum: 9007199254740991, multipleOf: 10000 },
+        success_url: optional({ type: 'string', pattern: '^https?://' }),
+        cancel_url: optional({ type: 'string', pattern: '^https?://' }),
       },
     },
   },

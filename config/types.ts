@@ -127,6 +127,8 @@ export interface GatewayConfig {
   pricing: PricingConfig;
   /** E-mail notices (output-token blocking); without `url` they are logged, not sent. */
   mail: { url?: string; from: string };
+  /** Self-serve top-ups through Stripe Checkout (docs/billing.md); off while the Stripe keys are unset. */
+  payments: PaymentsConfig;
 }
 
 export interface ConsoleConfig {
@@ -143,6 +145,25 @@ export interface ConsoleConfig {
   throttle: { window_ms: number; per_email: number; per_address: number };
   /** OpenID Connect sign-in, on when `issuer` and `client_id` are set (the secret in `client_secret_env`). */
   oidc: { issuer?: string; client_id?: string; client_secret_env: string; label: string };
+}
+
+export interface PaymentsConfig {
+  stripe: {
+    /** `sk_…` (GATEWAY_STRIPE_SECRET_KEY). */
+    secret_key?: string;
+    /** `whsec_…`, the webhook endpoint's signing secret (GATEWAY_STRIPE_WEBHOOK_SECRET). */
+    webhook_secret?: string;
+    /** Where the SDK sends its calls instead of https://api.stripe.com (a test double; GATEWAY_STRIPE_API_URL). */
+    api_url?: string;
+  };
+  /** ISO 4217, lower case, a currency with cents (Stripe's two-decimal currencies). */
+  currency: string;
+  /** The least and the most one top-up may be, in micro-credits (whole cents: multiples of 10,000). */
+  min_micros: number;
+  max_micros: number;
+  /** Where Checkout sends the member back; default the console's organization page. */
+  success_url?: string;
+  cancel_url?: string;
 }
 
 export interface StoreConfig {

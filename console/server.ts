@@ -19,6 +19,7 @@ import { EmailSignIn } from './email-sign-in.js';
 import { memberApiRoutes, type WindowUse } from './member-api.js';
 import { memberSessions } from './member-session.js';
 import { OidcSignIn } from './oidc-sign-in.js';
+import { consolePayments } from './payments/console-payments.js';
 import { SignInMail } from './sign-in-mail.js';
 import { signInRoutes } from './sign-in-routes.js';
 
@@ -38,6 +39,8 @@ export interface ConsoleServerOptions {
   windowUse: ((orgId: string) => Promise<WindowUse>) | undefined;
   /** The OIDC client's secret (the variable `console.oidc.client_secret_env` names), if any. */
   oidcClientSecret: string | undefined;
+  /** Self-serve top-ups through Stripe (off without its keys). */
+  payments: GatewayConfig['payments'];
   log: Logger;
 }
 
@@ -54,11 +57,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   // `public_url` is the listener's own, known once it listens; no request comes before that.
   let signIn: AdminRoute[] = [];
   let api: AdminRoute[] = [];
+  let webhooks: AdminRoute[] = [];
   const server = createServer(
     { keepAliveTimeout: 65_000 },
     webHandler(log, 'console', async (req, res, url) => {
       if (url.pathname.startsWith('/console/sign-in/')) await answerRoute(req, res, signIn, url);
       else if (url.pathname.startsWith('/console/')) await answerRoute(req, res, api, url);
+      else if (url.pathname.startsWith('/webhooks/')) await answerRoute(req, res, webhooks, url);
       else serveStaticFile(files, req, res, url.pathname);
     }),
   );
@@ -100,12 +105,23 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     emailSignIn,
     addressOf,
   });
+  const payments = consolePayments({
+    config: options.payments,
+    mail: options.mail,
+    store: services.store,
+    sessions,
+    publicUrl,
+    log,
+  });
+  api = [...api, ...payments.routes];
+  webhooks = payments.webhooks;
   return {
     url: urlOf(server),
     async close() {
       await closeServer(server);
       await emailSignIn?.close();
       mail?.close();
+      await payments.close();
     },
   };
 }

@@ -10,6 +10,7 @@ import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
 import { alertRoutes } from './alert-routes.js';
 import { auditBody, keyBody, memberBody, orgJson, paymentBody } from './bodies.js';
+import { capRoutes } from './cap-routes.js';
 import { clientAddressOf } from './client-address.js';
 import { about, AdminError } from './errors.js';
 import { readObject } from './http.js';
@@ -160,6 +161,14 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
         return { orgId: (await s.orgs.get(org)).id, store: s };
       },
       webhookKey: services.webhookKey,
+    }),
+    ...capRoutes({
+      prefix: '/admin/v1/orgs',
+      async access(req, org) {
+        const s = await store();
+        return { orgId: (await s.orgs.get(org)).id, store: s, actor: operator(req), ownOnly: undefined };
+      },
+      revocations: services.revocations,
     }),
   ];
 }

@@ -3,6 +3,7 @@
 import type { Actor } from '../store/audit-log.js';
 import { auditBalances, type BalanceAudit } from '../store/balance-audit.js';
 import { formatCredits, parseCredits } from '../store/credits.js';
+import { CAP_USAGE, runCapCommand, type CapFlag } from './cap-commands.js';
 import type { ApiKeyRecord } from '../store/keys.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
 import type { NewMember, Org } from '../store/orgs.js';
@@ -20,10 +21,11 @@ export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]… 
   gateway keys list ORG                             id, name, last 4, created, last used, status
   gateway keys revoke KEY_ID                        revoke a key for good
   gateway ledger check                              per organization: balance = credits added − settled − held? (exit 1 if not)
+${CAP_USAGE}
   (ORG is an organization's name or id; the store is PostgreSQL at store.url, GATEWAY_DATABASE_URL, or else
    gateway.db in data_dir, GATEWAY_DATA_DIR)`;
 
-export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys', 'ledger']);
+export const STORE_COMMANDS: ReadonlySet<string> = new Set(['orgs', 'members', 'credits', 'keys', 'ledger', 'caps']);
 
 export class UsageError extends Error {}
 
@@ -40,9 +42,13 @@ export interface CliOutput {
 }
 
 export interface StoreCommandOptions {
-  /** `--member` values of `orgs create`. */
+  /** `--member` values of `orgs create`, or the one of `caps`. */
   members?: readonly string[];
-  /** Where `keys revoke` announces the revocation (every gateway node hears it with Redis). */
+  /** `--key` of `caps`. */
+  key?: string;
+  /** The cap options of `caps set` by name (`day-micros` → "5000000"). */
+  caps?: Readonly<Partial<Record<CapFlag, string>>>;
+  /** Where `keys revoke` and a change of caps are announced (every gateway node hears them with Redis). */
   revocations?: RevocationBus;
   /** The rate-limit tiers (config `limits.tiers`), for `orgs show`. */
   tiers: readonly Tier[];
@@ -59,6 +65,15 @@ export async function runStoreCommand(
     if (rest.length !== count) throw new UsageError(`usage: gateway ${command} ${action} ${shape}`);
     return rest;
   };
+  if (command === 'caps')
+    return runCapCommand(store, action, rest, {
+      key: options.key,
+      members,
+      caps: options.caps ?? {},
+      revocations: options.revocations,
+      actor: CLI_ACTOR,
+      usage: (message) => new UsageError(message),
+    });
   switch (`${command} ${action}`) {
     case 'orgs create': {
       const [name] = want(1, 'NAME [--member EMAIL:ROLE]…');

@@ -19,7 +19,7 @@ export interface RouteAnswer {
 }
 
 export interface AdminRoute {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Anchored, e.g. /^\/admin\/v1\/orgs\/([^/]+)$/. */
   path: RegExp;
   handle(request: RouteRequest): Promise<RouteAnswer>;

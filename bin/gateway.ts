@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `gateway` command: `gateway start`, `gateway sim`, and the store's `orgs`, `credits` and `keys` (admin/cli.ts).
 import { parseArgs } from 'node:util';
+import { CAP_FLAGS, type CapFlag } from '../admin/cap-commands.js';
 import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
@@ -93,12 +94,16 @@ async function main(argv: string[]): Promise<void> {
   if (STORE_COMMANDS.has(command)) {
     const { openStore } = await import('../store/store.js');
     const store = await openStore(storeOptionsOf(loaded));
-    // Only a revocation needs the bus; with Redis it reaches running gateways at once.
-    const revocations =
-      positionals[0] === 'keys' && positionals[1] === 'revoke' ? await openRevocationBus(loaded.config) : undefined;
+    // Only a revocation and a change of caps need the bus; with Redis it reaches running gateways at once.
+    const announces =
+      (positionals[0] === 'keys' && positionals[1] === 'revoke') ||
+      (positionals[0] === 'caps' && positionals[1] !== 'show');
+    const revocations = announces ? await openRevocationBus(loaded.config) : undefined;
     try {
       const { out, err, failed } = await runStoreCommand(store, positionals, {
         members: values.member ?? [],
+        ...(values.key !== undefined ? { key: values.key } : {}),
+        caps: Object.fromEntries(Object.values(CAP_FLAGS).map((flag) => [flag, values[flag]])),
         tiers: tiersOf(loaded.config.limits.tiers),
         ...(revocations ? { revocations } : {}),
       });
@@ -120,6 +125,12 @@ function simFlavor(value: string | undefined): 'vllm' | 'llama-server' | undefin
   throw new UsageError(`--flavor must be vllm or llama-server, got '${value}'`);
 }
 
+/** The options of `caps set` (--day-micros N …). */
+const capOptions = Object.fromEntries(Object.values(CAP_FLAGS).map((flag) => [flag, { type: 'string' }])) as Record<
+  CapFlag,
+  { type: 'string' }
+>;
+
 function parseCommandLine(argv: string[]) {
   try {
     return parseArgs({
@@ -131,6 +142,8 @@ function parseCommandLine(argv: string[]) {
         port: { type: 'string' },
         flavor: { type: 'string' },
         member: { type: 'string', multiple: true },
+        key: { type: 'string' },
+        ...capOptions,
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -6,6 +6,7 @@ import { alertRoutes } from '../admin/alert-routes.js';
 import { daysParam } from '../admin/api.js';
 import type { AddressOf } from '../admin/client-address.js';
 import { auditBody, keyBody, memberBody, tierBody } from '../admin/bodies.js';
+import { capRoutes } from '../admin/cap-routes.js';
 import { about, AdminError } from '../admin/errors.js';
 import { readObject } from '../admin/http.js';
 import type { AdminRoute } from '../admin/routes.js';
@@ -264,6 +265,19 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         return { orgId: found.org.id, store: found.s };
       },
       webhookKey: options.webhookKey,
+    }),
+    ...capRoutes({
+      prefix: '/console/v1/orgs',
+      async access(req, orgId) {
+        const found = await access(req, orgId);
+        return {
+          orgId: found.org.id,
+          store: found.s,
+          actor: memberActor(found.member, req, options.addressOf),
+          ownOnly: found.role === 'admin' ? undefined : found.member.email,
+        };
+      },
+      revocations: options.revocations,
     }),
   ];
 }

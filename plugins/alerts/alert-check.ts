@@ -24,8 +24,8 @@ export interface AlertCheckParts {
 export class AlertCheck {
   readonly #parts: AlertCheckParts;
   readonly #running = new Map<string, Promise<void>>();
-  /** Organizations whose requests ended while their check ran: checked once more after it. */
-  readonly #again = new Set<string>();
+  /** The keys whose requests ended since their organization's check started: checked once more after it. */
+  readonly #pending = new Map<string, Set<string>>();
 
   constructor(parts: AlertCheckParts) {
     this.#parts = parts;
@@ -33,21 +33,29 @@ export class AlertCheck {
 
   /** A request of the organization (by this key) ended, its settlement written: returns at once. */
   requestEnded(orgId: string, keyId: string, log: Logger): void {
-    if (this.#running.has(orgId)) {
-      this.#again.add(orgId);
-      return;
+    const pending = this.#pending.get(orgId);
+    if (pending === undefined) this.#pending.set(orgId, new Set([keyId]));
+    else pending.add(keyId);
+    if (this.#running.has(orgId)) return;
+    this.#running.set(orgId, this.#run(orgId, log));
+  }
+
+  /** Checks until no request of the organization ended meanwhile; then (synchronously, so no request is missed) stops. */
+  async #run(orgId: string, log: Logger): Promise<void> {
+    try {
+      for (let keys = this.#take(orgId); keys !== undefined; keys = this.#take(orgId))
+        await this.#check(orgId, keys, log);
+    } catch (error) {
+      log.warn({ org: orgId, err: (error as Error).message }, 'alerts: the threshold check failed');
+    } finally {
+      this.#running.delete(orgId);
     }
-    const run = (async () => {
-      do {
-        this.#again.delete(orgId);
-        await this.#check(orgId, keyId, log);
-      } while (this.#again.has(orgId));
-    })()
-      .catch((error: unknown) =>
-        log.warn({ org: orgId, err: (error as Error).message }, 'alerts: the threshold check failed'),
-      )
-      .finally(() => this.#running.delete(orgId));
-    this.#running.set(orgId, run);
+  }
+
+  #take(orgId: string): Set<string> | undefined {
+    const keys = this.#pending.get(orgId);
+    this.#pending.delete(orgId);
+    return keys;
   }
 
   /** Resolves when the checks under way are over (a closing node; tests). */
@@ -55,13 +63,13 @@ export class AlertCheck {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
   }
 
-  async #check(orgId: string, keyId: string, log: Logger): Promise<void> {
+  async #check(orgId: string, keys: Set<string>, log: Logger): Promise<void> {
     const rules = await this.#parts.alerts.rules.list(orgId);
     if (rules.length === 0) return;
     const balanceRules = rules.filter((rule) => rule.kind === 'balance_below');
     if (balanceRules.length > 0) await this.#checkBalance(orgId, balanceRules, log);
     for (const rule of rules)
-      if (rule.kind === 'cap_pct' && (rule.scope === 'member' || rule.scopeId === keyId))
+      if (rule.kind === 'cap_pct' && (rule.scope === 'member' || keys.has(rule.scopeId ?? '')))
         await this.#checkCap(rule, log);
   }
 

@@ -129,3 +129,33 @@ t.test(
     t.equal(nodes.flatMap((node) => node.fired).length, 1, 'told by one node');
   },
 );
+
+t.test(
+  "requests of several keys that end during one check are all checked after it (each key's cap rules)",
+  async (t) => {
+    const fixture = await alertFixture(t);
+    const { store } = fixture.node;
+    const other = (await store.keys.create(fixture.orgId, 'ci')).record.id;
+    await new CapStore(store.db).set(
+      fixture.orgId,
+      { kind: 'key', keyId: other },
+      { dayMicros: 100 },
+      { who: 'operator', address: null },
+    );
+    await fixture.node.alerts.rules.create(fixture.orgId, {
+      scope: 'key',
+      scopeId: other,
+      kind: 'cap_pct',
+      threshold: 50,
+      period: 'day',
+    });
+    await store.db
+      .insertInto('key_spend_daily')
+      .values({ key_id: other, day: Math.floor(fixture.clock.now() / DAY_MS), org_id: fixture.orgId, spent_micros: 60 })
+      .execute();
+    fixture.node.check.requestEnded(fixture.orgId, fixture.keyId, log);
+    fixture.node.check.requestEnded(fixture.orgId, other, log);
+    await fixture.node.check.idle();
+    t.match(await events(fixture), [{ type: 'cap.threshold' }]);
+  },
+);

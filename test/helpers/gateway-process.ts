@@ -12,6 +12,7 @@ const newestSource = Math.max(
   ...[
     'bin',
     'admin',
+    'console',
     'store',
     'config',
     'plugins',

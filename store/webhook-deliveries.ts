@@ -127,6 +127,16 @@ export class WebhookDeliveries {
     });
   }
 
+  /** Forgets the attempts that ended before `before` (Unix ms); how many. */
+  async prune(before: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('status', '!=', 'pending')
+      .where('finished_at', '<', before)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** An endpoint's attempts, newest first. */
   async list(endpointId: string, limit = 100): Promise<WebhookDelivery[]> {
     const rows = await this.db

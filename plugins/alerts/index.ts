@@ -6,7 +6,8 @@
 // once the meter's settlement is written. Options: poll_ms (how often due deliveries are looked for),
 // max_attempts, backoff_base_ms, backoff_max_ms, timeout_ms (per attempt), lease_ms (a claimed
 // attempt's lease), batch (attempts per round), allow_private_networks (endpoints on loopback, private or
-// link-local addresses: off, so that organizations cannot reach the gateway's own network).
+// link-local addresses: off, so that organizations cannot reach the gateway's own network),
+// log_retention_days (how long the delivery log keeps an attempt once it ended: 30).
 import type { JSONSchemaType } from 'ajv';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/errors.js';
@@ -34,6 +35,7 @@ interface AlertsOptions {
   lease_ms?: number;
   batch?: number;
   allow_private_networks?: boolean;
+  log_retention_days?: number;
 }
 
 export const optionsSchema: JSONSchemaType<AlertsOptions> = {
@@ -48,6 +50,7 @@ export const optionsSchema: JSONSchemaType<AlertsOptions> = {
     lease_ms: optional({ type: 'integer', minimum: 1000, maximum: 3_600_000 }),
     batch: optional({ type: 'integer', minimum: 1, maximum: 1000 }),
     allow_private_networks: optional({ type: 'boolean' }),
+    log_retention_days: optional({ type: 'integer', minimum: 1, maximum: 3650 }),
   },
 };
 
@@ -64,6 +67,7 @@ export const alertsPlugin = definePlugin<AlertsOptions>({
       lease_ms: leaseMs = 60_000,
       batch = 50,
       allow_private_networks: allowPrivateNetworks = false,
+      log_retention_days: retentionDays = 30,
     } = options;
     const names = context.config.plugins.map((entry) => entry.name);
     const meterAt = names.indexOf('meter');
@@ -112,12 +116,14 @@ export const alertsPlugin = definePlugin<AlertsOptions>({
       now: context.now,
     });
 
-    // One round at a time: the balance rules a top-up lifted re-armed, then the due deliveries sent.
+    // One round at a time: the balance rules a top-up lifted re-armed, the due deliveries sent, the attempts
+    // older than the retention forgotten.
     let round: Promise<void> | undefined;
     const timer = setInterval(() => {
       round ??= (async () => {
         await alerts.rules.rearmRecovered();
         await sender.sendDue();
+        await alerts.deliveries.prune(context.now() - retentionDays * 86_400_000);
       })()
         .catch(() => undefined) // an unreachable store: the next round tries again
         .finally(() => (round = undefined));

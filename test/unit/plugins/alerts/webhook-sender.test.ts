@@ -202,3 +202,15 @@ t.test('an attempt the receiver does not answer within the timeout fails, and is
   t.match(first, { attempt: 1, status: 'failed', responseStatus: null, error: 'no answer within 200 ms' });
   t.match(next, { attempt: 2, status: 'pending' });
 });
+
+t.test('the delivery log forgets ended attempts older than the retention, never a pending one', async (t) => {
+  const fixture = await alertFixture(t);
+  const hooks = await receiver(t);
+  hooks.answers.push(500);
+  const { endpoint } = await queued(fixture, hooks.url);
+  await fixture.node.sender.sendDue();
+  const deliveries = fixture.node.alerts.deliveries;
+  t.equal(await deliveries.prune(fixture.clock.now()), 0, 'ended now: kept');
+  t.equal(await deliveries.prune(fixture.clock.now() + 1), 1, 'the failed attempt goes');
+  t.match(await deliveries.list(endpoint.id), [{ attempt: 2, status: 'pending' }], 'the pending one stays');
+});

@@ -14,7 +14,7 @@ t.test('gateway migrate, orgs create, credits add, keys create and keys revoke w
   const migrated = gateway('migrate');
   t.equal(migrated.code, 0, migrated.err);
   t.match(migrated.out, /^applied 0001-initial$/m);
-  t.match(migrated.out, /^applied 0005-console$/m);
+  t.match(migrated.out, /^applied 0008-alerts$/m);
   t.match(migrated.err, /to postgres:\/\/gateway@127\.0\.0\.1:\d+\/store_/);
   t.match(gateway('migrate').err, /is up to date/);
 

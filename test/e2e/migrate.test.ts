@@ -13,8 +13,11 @@ t.test('gateway migrate applies the migrations of a new store and prints them, t
     'applied 0003-money-integrity',
     'applied 0004-node-leases',
     'applied 0005-console',
+    'applied 0006-caps',
+    'applied 0007-payments',
+    'applied 0008-alerts',
   ]);
-  t.match(first.err, /applied 5 migration\(s\) to .*gateway\.db/);
+  t.match(first.err, /applied 8 migration\(s\) to .*gateway\.db/);
   const again = runGateway(environment, 'migrate');
   t.equal(again.code, 0, again.err);
   t.equal(again.out, '', 'nothing applied');

@@ -49,9 +49,18 @@ t.test('nodes opening one empty database together all start, and each migration 
   const stores = await Promise.all(Array.from({ length: 5 }, () => openStore(options)));
   t.teardown(() => Promise.all(stores.map((store) => store.close())));
   const applied = stores.flatMap((store) => store.migrated).sort();
-  t.same(applied, ['0001-initial', '0002-usage-holds', '0003-money-integrity', '0004-node-leases', '0005-console']);
+  t.same(applied, [
+    '0001-initial',
+    '0002-usage-holds',
+    '0003-money-integrity',
+    '0004-node-leases',
+    '0005-console',
+    '0006-caps',
+    '0007-payments',
+    '0008-alerts',
+  ]);
   const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(stores[0]!.db);
-  t.equal(rows.length, 5, 'one row per migration');
+  t.equal(rows.length, 8, 'one row per migration');
 });
 
 t.test('three nodes starting on an empty shared store make no demo organization, and none fails', async (t) => {

@@ -16,6 +16,7 @@ import { memberTable } from './member-table.js';
 import { orgCards } from './org-cards.js';
 import { showOrgList } from './org-list.js';
 import { ApiError, pageApi } from './page-api.js';
+import { paymentsPanel } from './payments-panel.js';
 import { byTestId, el, showError } from './page-dom.js';
 import { number } from './page-format.js';
 import { usagePanel } from './usage-panel.js';
@@ -188,6 +189,7 @@ const memberList = memberTable(byTestId('member-panel'), { actions: true });
 const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit')));
 const alerts = alertsPanel(byTestId('alerts-panel'), api);
+const payments = paymentsPanel(byTestId('payments-panel'), api);
 const keys = keyPanel(byTestId('key-panel'), {
   api,
   keysPath: () => orgPath('/keys'),
@@ -213,6 +215,7 @@ async function renderOrg(id) {
   byTestId('audit-panel').hidden = !admin;
   byTestId('alerts-panel').hidden = !admin;
   await Promise.all([keys.show(), renderMembers(), admin ? audit.show() : null, admin ? alerts.show(orgPath) : null]);
+  await payments.show(orgPath, admin);
   show('org');
 }
 

@@ -1,5 +1,6 @@
 // The member API's top-ups (docs/console.md): an organization's payments, and a Checkout Session for an
-// admin's top-up within the operator's bounds. With payments off, both answer a 404 that says so.
+// admin's top-up within the operator's bounds. With payments off, the list says so (`enabled: false`; the
+// payments made before still show) and a Checkout Session is a 404 that says so.
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { AdminRoute } from '../../admin/routes.js';
@@ -44,10 +45,10 @@ export function paymentRoutes(options: PaymentRoutesOptions): AdminRoute[] {
       path: new RegExp(`^/console/v1/orgs/${ORG}/payments$`),
       async handle({ req, params: [orgId] }) {
         const { org, s } = await access(req, orgId!);
-        checkoutOn();
         return {
           status: 200,
           body: {
+            enabled: options.checkout !== undefined,
             currency: config.currency,
             min: formatCredits(config.min_micros),
             min_micros: config.min_micros,

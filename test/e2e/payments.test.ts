@@ -160,7 +160,7 @@ t.test('only an organization admin adds credits; a member reads the payments', a
     `/console/v1/orgs/${acme}/payments`,
   );
   t.equal(listed.status, 200);
-  t.match(listed.body, { currency: 'usd', min: '5', max: '500' });
+  t.match(listed.body, { enabled: true, currency: 'usd', min: '5', max: '500' });
 });
 
 t.test(
@@ -353,7 +353,7 @@ t.test('an expired session is listed expired; other event types are acknowledged
 });
 
 t.test(
-  'with the Stripe keys unset, payments are off: the routes say so with a 404 and there is no webhook',
+  'with the Stripe keys unset, payments are off: the list says so, a checkout is a 404 that says so, and there is no webhook',
   async (t) => {
     const off = await startStack({
       yaml: 'plugins: []\nconsole:\n  port: 0\n',
@@ -363,11 +363,16 @@ t.test(
     const offStore = await off.store();
     const org = await offStore.orgs.create('solo', [{ email: 'sol@solo.test', role: 'admin' }]);
     const sol = await signInByEmail(off.gateway.consoleUrl!, smtp, 'sol@solo.test');
-    const listed = await sol.call<{ error: { message: string } }>('GET', `/console/v1/orgs/${org.id}/payments`);
-    t.equal(listed.status, 404);
-    t.match(listed.body.error.message, /payments are off/);
-    const opened = await sol.call('POST', `/console/v1/orgs/${org.id}/payments/checkout`, { amount: '10' });
+    const listed = await sol.call('GET', `/console/v1/orgs/${org.id}/payments`);
+    t.equal(listed.status, 200);
+    t.match(listed.body, { enabled: false, payments: [] });
+    const opened = await sol.call<{ error: { message: string } }>(
+      'POST',
+      `/console/v1/orgs/${org.id}/payments/checkout`,
+      { amount: '10' },
+    );
     t.equal(opened.status, 404);
+    t.match(opened.body.error.message, /payments are off/);
     const webhook = await fetch(`${off.gateway.consoleUrl}/webhooks/stripe`, { method: 'POST', body: '{}' });
     t.equal(webhook.status, 404);
   },

@@ -132,7 +132,11 @@ function fieldMessage(error) {
 async function renderOrg(id) {
   const [org] = await Promise.all([
     api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`),
-    usage.show((days) => api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}/usage?days=${days}`)),
+    usage.show(
+      (days) => api('GET', `/admin/v1/orgs/${encodeURIComponent(id)}/usage?days=${days}`),
+      (from, to) =>
+        `/admin/v1/orgs/${encodeURIComponent(id)}/usage/export?from=${from}&to=${to}&group_by=day,member,key,model`,
+    ),
   ]);
   currentOrg = org;
   byTestId('org-name').textContent = org.name;

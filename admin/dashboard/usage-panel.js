@@ -60,6 +60,7 @@ function render(root, view) {
             ),
           ),
         ),
+        el('a', { class: 'usage-export', download: '', hidden: true, 'data-testid': 'usage-export' }, 'Export CSV'),
       ),
     ),
     el('div', { class: 'chart', 'data-testid': 'usage-chart' }),
@@ -75,11 +76,12 @@ function render(root, view) {
 
 /**
  * Fills `root` with the panel and wires it; `onError` gets a failed load the range buttons started.
- * `show(load)` draws an organization's usage, `load(days)` fetching its report.
+ * `show(load, exportHref)` draws an organization's usage, `load(days)` fetching its report; `exportHref(from, to)`,
+ * if given, is the URL of the range's CSV export (the *Export CSV* link).
  */
 export function usagePanel(root, onError) {
   const part = (id) => root.querySelector(`[data-testid="${id}"]`);
-  const view = { days: 30, metric: 'cost', report: null, ticket: 0, load: null };
+  const view = { days: 30, metric: 'cost', report: null, ticket: 0, load: null, exportHref: null };
   render(root, view);
 
   function draw() {
@@ -95,6 +97,9 @@ export function usagePanel(root, onError) {
       button.setAttribute('aria-pressed', String(Number(button.dataset.days) === report.days));
     for (const [field] of COUNTED) part(`usage-total-${field}`).textContent = number(report.totals[field]);
     part('usage-total-cost').textContent = `${report.totals.cost} credits`;
+    const download = part('usage-export');
+    download.hidden = view.exportHref === null;
+    if (view.exportHref !== null) download.href = view.exportHref(report.from, report.to);
   }
 
   async function fetchAndDraw() {
@@ -118,8 +123,9 @@ export function usagePanel(root, onError) {
   });
 
   return {
-    show(load) {
+    show(load, exportHref = null) {
       view.load = load;
+      view.exportHref = exportHref;
       return fetchAndDraw();
     },
   };

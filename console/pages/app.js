@@ -10,6 +10,7 @@
 
 import { alertsPanel } from './alerts-panel.js';
 import { auditLog } from './audit-log.js';
+import { capsPanel } from './caps-panel.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { keyPanel } from './key-panel.js';
 import { memberTable } from './member-table.js';
@@ -189,6 +190,7 @@ const memberList = memberTable(byTestId('member-panel'), { actions: true });
 const usage = usagePanel(byTestId('usage-panel'), (error) => showError('page-error', error));
 const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit')));
 const alerts = alertsPanel(byTestId('alerts-panel'), api);
+const caps = capsPanel(byTestId('caps-panel'), api, () => audit.show());
 const payments = paymentsPanel(byTestId('payments-panel'), api);
 const keys = keyPanel(byTestId('key-panel'), {
   api,
@@ -203,7 +205,13 @@ const keys = keyPanel(byTestId('key-panel'), {
 
 async function renderOrg(id) {
   const base = `/console/v1/orgs/${encodeURIComponent(id)}`;
-  const [org] = await Promise.all([api('GET', base), usage.show((days) => api('GET', `${base}/usage?days=${days}`))]);
+  const [org] = await Promise.all([
+    api('GET', base),
+    usage.show(
+      (days) => api('GET', `${base}/usage?days=${days}`),
+      (from, to) => `${base}/usage/export?from=${from}&to=${to}&group_by=day,member,key,model`,
+    ),
+  ]);
   currentOrg = org;
   const admin = org.role === 'admin';
   byTestId('org-name').textContent = org.name;
@@ -214,7 +222,13 @@ async function renderOrg(id) {
   byTestId('invite-form').hidden = !admin;
   byTestId('audit-panel').hidden = !admin;
   byTestId('alerts-panel').hidden = !admin;
-  await Promise.all([keys.show(), renderMembers(), admin ? audit.show() : null, admin ? alerts.show(orgPath) : null]);
+  await Promise.all([
+    keys.show(),
+    renderMembers(),
+    admin ? audit.show() : null,
+    admin ? alerts.show(orgPath) : null,
+    caps.show(orgPath, { email: session.email, admin }),
+  ]);
   await payments.show(orgPath, admin);
   show('org');
 }

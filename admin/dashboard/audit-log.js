@@ -12,6 +12,8 @@ const ACTIONS = {
   'member.removed': 'Member removed',
   'member.role_changed': 'Role changed',
   'credits.added': 'Credits added',
+  'caps.set': 'Caps set',
+  'caps.cleared': 'Caps cleared',
 };
 
 const MICROS_PER_CREDIT = 1_000_000;

@@ -3,9 +3,12 @@
 // 30 concurrent calls on a balance worth exactly three holds get exactly three served and leave it at zero
 // (docs/deployment.md; each call costs its hold, so no admission finds the balance above zero after the
 // third: docs/credits-and-ledger.md), with the books balanced after. Each scenario runs once per kind of shared store and
-// Redis (FLEET_BACKENDS).
+// Redis (FLEET_BACKENDS). The caps of keys and members hold as exactly: a key's day cap worth three holds
+// serves three of 30 concurrent calls, a member's 5 requests a minute serve 5 of 20 on two keys.
 import t, { type Test } from 'tap';
 import { startSim, type RunningSim } from '../../sim/server.js';
+import { SYSTEM_ACTOR } from '../../store/audit-log.js';
+import type { Caps } from '../../store/cap-rules.js';
 import { FLEET_BACKENDS } from '../helpers/fleet-backends.js';
 import { startFleet, type Fleet } from '../helpers/fleet.js';
 import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
@@ -97,6 +100,44 @@ async function exactlyThreeHolds(t: Test, fleet: Fleet): Promise<void> {
   t.equal(books.settled, 3 * HOLD_MICROS, 'each served call paid its cost');
 }
 
+/** A new organization with credits to spare and a member with `keys` keys; caps set on the first key or the member. */
+async function cappedOrg(fleet: Fleet, name: string, caps: { key?: Caps; member?: Caps }, keys = 1) {
+  const store = await fleet.store();
+  const org = await store.orgs.create(name);
+  await store.orgs.addCredits(org.id, 100_000_000);
+  const email = `${name}@example.com`;
+  await store.orgs.addMember(org.id, { email, role: 'member' });
+  const created = [];
+  for (let i = 0; i < keys; i++) created.push(await store.keys.create(org.id, `k${i}`, { who: email, address: null }));
+  if (caps.key !== undefined)
+    await store.caps.set(org.id, { kind: 'key', keyId: created[0]!.record.id }, caps.key, SYSTEM_ACTOR);
+  if (caps.member !== undefined) await store.caps.set(org.id, { kind: 'member', email }, caps.member, SYSTEM_ACTOR);
+  return { store, keys: created };
+}
+
+async function exactlyTheSpendCap(t: Test, fleet: Fleet): Promise<void> {
+  const { store, keys } = await cappedOrg(fleet, 'day-capped', { key: { dayMicros: 3 * HOLD_MICROS } });
+  const [key] = keys;
+  t.same(await burst(fleet, key!.key, 30), { 200: 3, 429: 27 }, 'the three calls the cap covers are served');
+  const spend = await store.db
+    .selectFrom('key_spend_daily')
+    .select('spent_micros')
+    .where('key_id', '=', key!.record.id)
+    .execute();
+  t.equal(
+    spend.reduce((sum, row) => sum + Number(row.spent_micros), 0),
+    3 * HOLD_MICROS,
+    'the key spent exactly its cap',
+  );
+}
+
+async function exactlyTheMemberRate(t: Test, fleet: Fleet): Promise<void> {
+  const { keys } = await cappedOrg(fleet, 'rate-capped', { member: { requestsPerMinute: 5 } }, 2);
+  const [first, second] = await Promise.all([burst(fleet, keys[0]!.key, 10), burst(fleet, keys[1]!.key, 10)]);
+  t.equal((first[200] ?? 0) + (second[200] ?? 0), 5, "5 of the member's 20 calls on two keys are served");
+  t.equal((first[429] ?? 0) + (second[429] ?? 0), 15);
+}
+
 for (const backends of FLEET_BACKENDS) {
   t.test(backends.label, async (t) => {
     const fleet = await startFleet(t, { backends, upstreamUrl: `${sim.url}/v1`, config: CONFIG });
@@ -105,6 +146,12 @@ for (const backends of FLEET_BACKENDS) {
     );
     await t.test('30 concurrent calls on a balance worth exactly three holds: 3 × 200, 27 × 402, balance 0', (t) =>
       exactlyThreeHolds(t, fleet),
+    );
+    await t.test('30 concurrent calls on a key whose day cap is worth three holds: 3 × 200, 27 × 429', (t) =>
+      exactlyTheSpendCap(t, fleet),
+    );
+    await t.test('20 concurrent calls on two keys of a member capped at 5 requests a minute: exactly 5 served', (t) =>
+      exactlyTheMemberRate(t, fleet),
     );
   });
 }

@@ -289,7 +289,7 @@ t.test('a write the database refuses fails alone; the rest of its turn commits',
 });
 
 t.test(
-  'the writes of one turn cost a statement per kind of row and one for the money, not some per request',
+  "the writes of one turn cost a statement per kind of row, one for the keys' spend and one for the money, not some per request",
   async (t) => {
     let statements = 0;
     const counted = new Ledger(store.db, (work) =>
@@ -311,7 +311,7 @@ t.test(
     await Promise.all(
       holds.map((hold) => counted.settle(hold, { usage: NO_USAGE, costMicros: 1, status: 200, durationMs: 1 })),
     );
-    t.equal(statements, 2 + locks, '50 settlements: their rows, and the money');
+    t.equal(statements, 3 + locks, "50 settlements: their rows, their key's spend of the day, and the money");
   },
 );
 

@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { packageRoot } from '../../config/package-root.js';
 import type { NewUsageRow } from '../../store/schema.js';
 import type { Store } from '../../store/store.js';
+import { startStripeFake } from '../fakes/stripe-fake.js';
 import { byTestId, launchChromium } from '../helpers/browser.js';
 import { consoleEnvironment, linkIn, mailTo, signIn } from '../helpers/console.js';
 import { startSmtp } from '../helpers/smtp.js';
@@ -76,19 +77,23 @@ async function shoot(page: Page, name: string, anchor?: string): Promise<void> {
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const smtp = await startSmtp();
+  const stripe = await startStripeFake({ secretKey: 'sk_test_screenshots', webhookSecret: 'whsec_screenshots' });
   const stack = await startStack({
     yaml: 'plugins:\n  - name: auth\n  - name: ratelimit\n',
     env: {
       ...consoleEnvironment(smtp),
       GATEWAY_ADMIN_TOKEN: TOKEN,
       GATEWAY_ADMIN_PORT: '0',
+      GATEWAY_STRIPE_SECRET_KEY: 'sk_test_screenshots',
+      GATEWAY_STRIPE_WEBHOOK_SECRET: 'whsec_screenshots',
+      GATEWAY_STRIPE_API_URL: stripe.url,
       GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-screenshots-')),
     },
   });
   let browser: Browser | undefined;
   try {
     const store = await stack.store();
-    const { chatKey } = await sampleData(store);
+    const { orgId, chatKey } = await sampleData(store);
     for (let n = 0; n < 4; n++)
       await fetch(`${stack.gateway.url}/v1/chat/completions`, {
         method: 'POST',
@@ -97,6 +102,7 @@ async function main(): Promise<void> {
       });
     browser = await launchChromium();
     const consoleUrl = stack.gateway.consoleUrl!;
+    stripe.webhookUrl = `${consoleUrl}/webhooks/stripe`;
 
     const member = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
     await member.goto(`${consoleUrl}/#/sign-in`);
@@ -117,6 +123,15 @@ async function main(): Promise<void> {
     await shoot(member, 'console-audit', 'audit');
     // The invitation went out through SMTP like any sign-in link.
     linkIn(await mailTo(smtp, 'dana@acme.example'));
+    // A top-up paid through (the fake of) Stripe's Checkout page.
+    await byTestId(member, 'payment-amount').fill('100');
+    await byTestId(member, 'payment-submit').click();
+    await byTestId(member, 'fake-checkout').waitFor();
+    const paid = stripe.complete(member.url().split('/checkout/')[1]!);
+    await stripe.delivered(String(paid.id));
+    await member.goto(`${consoleUrl}/#/orgs/${orgId}`);
+    await member.locator('[data-testid="payment-row"][data-status="complete"]').waitFor();
+    await shoot(member, 'console-payments', 'payments');
 
     const operator = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
     await operator.goto(`${stack.gateway.adminUrl!}/`);
@@ -131,6 +146,7 @@ async function main(): Promise<void> {
   } finally {
     await browser?.close();
     await stack.close();
+    await stripe.close();
     await smtp.close();
   }
 }

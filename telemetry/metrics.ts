@@ -82,6 +82,7 @@ export class GatewayMetrics {
   readonly tokenUsage: BoundHistogram<string>;
   readonly rateLimitRejections: Counter;
   readonly insufficientCredits: Counter;
+  readonly capRejections: Counter;
   readonly creditsCharged: Counter;
   readonly searches: Counter;
   readonly searchDuration: BoundHistogram<string>;
@@ -151,6 +152,12 @@ export class GatewayMetrics {
       name: 'gateway_insufficient_credits_total',
       help: 'Requests refused with 402: the organization had no credits left.',
       labelNames: org,
+      registers,
+    });
+    this.capRejections = new Counter({
+      name: 'gateway_cap_rejections_total',
+      help: 'Requests refused with 429 by a cap of their key or member, by the cap (day_micros, concurrent_requests, requests_per_minute, …) and whose it is (key, member).',
+      labelNames: ['cap', 'scope'],
       registers,
     });
     this.creditsCharged = new Counter({

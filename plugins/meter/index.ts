@@ -15,7 +15,7 @@ import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import { formatCredits } from '../../store/credits.js';
 import { NodeLease } from '../../store/node-lease.js';
-import type { Caps } from '../../store/cap-rules.js';
+import { CAP_FIELDS, type Caps } from '../../store/cap-rules.js';
 import type { Caller } from '../auth/index.js';
 import type { HoldCap } from './cap-admission.js';
 import { capError } from './cap-error.js';
@@ -112,7 +112,10 @@ export const meterPlugin = definePlugin<MeterOptions>({
             : ledger.hold(hold),
         );
         if (!held.taken) {
-          if (held.cap !== undefined) throw capError(held.cap, exchange.responseHeaders, Date.now());
+          if (held.cap !== undefined) {
+            metrics?.capRejections.inc({ cap: CAP_FIELDS[held.cap.cap], scope: held.cap.scope.kind });
+            throw capError(held.cap, exchange.responseHeaders, Date.now());
+          }
           metrics?.insufficientCredits.inc(metrics.orgLabels(caller.orgId));
           throw noCredits(held.balanceMicros);
         }

@@ -5,7 +5,8 @@
 // the cap, and `retry-after` counts to that cap's window reset. The tier's headers are left as they are.
 import { GatewayError, type ErrorCode } from '../../core/errors.js';
 import { writeRetryAfter } from '../../core/retry-after.js';
-import { describeScope, type CallerCaps, type Caps, type CapScope } from '../../store/cap-rules.js';
+import { CAP_FIELDS, describeScope, type CallerCaps, type Caps, type CapScope } from '../../store/cap-rules.js';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { Count, CounterKind, Counts, RateWindow, WindowLog } from './window.js';
 
 /** A scope of the caller that has rate caps, with the subject its windows are counted under. */
@@ -24,12 +25,6 @@ const CAP_OF: Readonly<Record<CounterKind, 'requestsPerMinute' | 'inputTokensPer
   output: 'outputTokensPerMinute',
 };
 
-const FIELD: Readonly<Record<CounterKind, string>> = {
-  requests: 'requests_per_minute',
-  input: 'input_tokens_per_minute',
-  output: 'output_tokens_per_minute',
-};
-
 const CODES: Readonly<Record<CounterKind, ErrorCode>> = {
   requests: 'GW_ERR_RATE_LIMIT_REQUESTS',
   input: 'GW_ERR_RATE_LIMIT_INPUT_TOKENS',
@@ -45,10 +40,12 @@ const NAMES: Readonly<Record<CounterKind, string>> = {
 export class CapWindows {
   readonly #window: RateWindow;
   readonly #now: () => number;
+  readonly #metrics: GatewayMetrics | undefined;
 
-  constructor(window: RateWindow, now: () => number) {
+  constructor(window: RateWindow, now: () => number, metrics: GatewayMetrics | undefined) {
     this.#window = window;
     this.#now = now;
+    this.#metrics = metrics;
   }
 
   /** The caller's scopes that have a rate cap: its key's, its member's. */
@@ -147,10 +144,12 @@ export class CapWindows {
     const retryMs = count.resetAt - this.#now();
     writeRetryAfter(headers, retryMs);
     const limit = capped.caps[CAP_OF[kind]];
+    const field = CAP_FIELDS[CAP_OF[kind]];
+    this.#metrics?.capRejections.inc({ cap: field, scope: capped.scope.kind });
     const per = this.#window.windowMs === 60_000 ? 'minute' : `${this.#window.windowMs / 1000} s`;
     return new GatewayError(
       CODES[kind],
-      `Rate limit reached for ${NAMES[kind]} per ${per}: ${describeScope(capped.scope)} is capped at ${limit} (${FIELD[kind]})${detail === undefined ? '' : `: ${detail}`}; retry after ${Math.max(1, Math.ceil(retryMs / 1000))} s.`,
+      `Rate limit reached for ${NAMES[kind]} per ${per}: ${describeScope(capped.scope)} is capped at ${limit} (${field})${detail === undefined ? '' : `: ${detail}`}; retry after ${Math.max(1, Math.ceil(retryMs / 1000))} s.`,
     );
   }
 }

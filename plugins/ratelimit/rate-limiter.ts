@@ -86,7 +86,7 @@ export class RateLimiter implements Plugin {
     this.#notifier = parts.notifier;
     this.#metrics = parts.metrics;
     this.#now = parts.now;
-    this.#caps = new CapWindows(parts.window, parts.now);
+    this.#caps = new CapWindows(parts.window, parts.now, parts.metrics);
   }
 
   /**

@@ -8,6 +8,7 @@ import type { DialectName } from '../../dialects/registry.js';
 import type { Caps } from '../../store/cap-rules.js';
 import { SYSTEM_ACTOR } from '../../store/audit-log.js';
 import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
+import { scrape, sumOf } from '../helpers/prometheus-text.js';
 import { stackForFile } from '../kit/file-stack.js';
 import { readSse } from '../kit/sse-reader.js';
 import { CHAINS, forwardHeaders, tiersOf } from '../kit/stack-presets.js';
@@ -26,6 +27,7 @@ const stack = await stackForFile(t, {
     tiersOf({ name: 'Start', fromSpend: 0, requests: TIER_REQUESTS }),
     CHAINS.authRatelimitMeter,
   ].join(''),
+  env: { GATEWAY_METRICS_PORT: '0' },
 });
 const store = await stack.store();
 let orgs = 0;
@@ -194,4 +196,19 @@ t.test('GET /v1/me/caps: the key and its member read their caps and their use wi
   t.match(body, { key: { use: { day_resets_at: /T00:00:00\.000Z$/ } } });
   const anonymous = await fetch(`${stack.gateway.url}/v1/me/caps`);
   t.equal(anonymous.status, 401, 'the endpoint needs a key');
+});
+
+t.test('cap refusals are counted by the cap and whose it is', async (t) => {
+  const rejections = async (cap: string, scope: string): Promise<number> =>
+    sumOf(await scrape(stack.gateway.metricsUrl!), 'gateway_cap_rejections_total', { cap, scope });
+  const before = {
+    member: await rejections('day_micros', 'member'),
+    key: await rejections('requests_per_minute', 'key'),
+  };
+  const member = await capped({}, { dayMicros: 0 });
+  t.equal((await call(member.key)).status, 429);
+  const key = await capped({ requestsPerMinute: 0 });
+  t.equal((await call(key.key)).status, 429);
+  t.equal(await rejections('day_micros', 'member'), before.member + 1);
+  t.equal(await rejections('requests_per_minute', 'key'), before.key + 1);
 });

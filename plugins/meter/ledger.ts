@@ -1,7 +1,9 @@
 // The meter's writes: a hold at admission and a settlement at the end, each atomic (the balance,
 // lifetime spend and the usage ledger always move together); and the release of orphaned holds. A
 // hold is taken only while the balance is above zero, decided by the statement that reads the balance
-// (under the transaction's lock on it), so concurrent admissions cannot all pass on one stale balance.
+// (under the transaction's lock on it), so concurrent admissions cannot all pass on one stale balance;
+// before it, in the same transaction, the caller's spend and concurrency caps (cap-admission.ts). A
+// settlement also adds its cost to its key's spend of the day (what the spend caps add up).
 // The holds and settlements of one event-loop turn are written together, in one transaction and one
 // commit (store/group-commit.ts), each promise resolving after that commit: first the settlements, then
 // the holds, with the same result as writing them one at a time in that order. Each kind costs a

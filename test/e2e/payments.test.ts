@@ -152,6 +152,23 @@ t.test(
   },
 );
 
+t.test('Stripe refusing the session is a 503, logged, and leaves no payment behind', async (t) => {
+  const before = (await ada.call<{ payments: unknown[] }>('GET', `/console/v1/orgs/${acme}/payments`)).body.payments;
+  fake.refuseNextCall();
+  const refused = await ada.call<{ error: { code: string; message: string } }>(
+    'POST',
+    `/console/v1/orgs/${acme}/payments/checkout`,
+    { amount: '10' },
+  );
+  t.equal(refused.status, 503);
+  t.match(refused.body.error.message, /could not be started at Stripe/);
+  await stack.logged((entry) => entry.msg === 'stripe: no checkout session' && /live charges/.test(String(entry.err)));
+  const rows = await store.db.selectFrom('payments').select('id').where('checkout_session_id', 'is', null).execute();
+  t.same(rows, [], 'no payment without a session');
+  const after = (await ada.call<{ payments: unknown[] }>('GET', `/console/v1/orgs/${acme}/payments`)).body.payments;
+  t.same(after, before);
+});
+
 t.test('only an organization admin adds credits; a member reads the payments', async (t) => {
   const refused = await bob.call('POST', `/console/v1/orgs/${acme}/payments/checkout`, { amount: '10' });
   t.equal(refused.status, 403);

@@ -45,6 +45,8 @@ export interface StripeFake {
   readonly sessions: Map<string, StripeObject>;
   /** Every webhook delivery attempt, in order. */
   readonly deliveries: Delivery[];
+  /** Refuses the next API call with Stripe's error for an account that cannot take payments (then clears). */
+  refuseNextCall(): void;
   /**
    * Pays a session (payment_status 'paid', or 'unpaid' for a pending asynchronous method) and delivers its
    * `checkout.session.completed` event, retrying like Stripe until it is answered 2xx; returns the event.
@@ -79,6 +81,7 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
   const timers = new Set<NodeJS.Timeout>();
   const retryBaseMs = options.retryBaseMs ?? 25;
   let closed = false;
+  let refuseNext = false;
 
   const server = createServer((req, res) => {
     void readBody(req).then((body) => answer(req, res, body));
@@ -101,6 +104,13 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     };
     if (req.headers.authorization !== `Bearer ${options.secretKey}`)
       return send(401, stripeError('invalid_request_error', 'Invalid API Key provided.'));
+    if (refuseNext) {
+      refuseNext = false;
+      return send(
+        400,
+        stripeError('invalid_request_error', 'Your account cannot currently make live charges.', 'account_invalid'),
+      );
+    }
     const key = req.headers['idempotency-key'];
     if (typeof key === 'string' && idempotent.has(key)) {
       const first = idempotent.get(key)!;
@@ -250,6 +260,7 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     requests,
     sessions,
     deliveries,
+    refuseNextCall: () => (refuseNext = true),
     complete(sessionId, change = {}) {
       const session = sessions.get(sessionId);
       if (session === undefined) throw new Error(`no session ${sessionId}`);

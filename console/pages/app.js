@@ -199,8 +199,12 @@ const keys = keyPanel(byTestId('key-panel'), {
   mayRevoke: (key) => key.can_revoke,
   revokeText: (key) =>
     `Revoke “${key.name}” (…${key.last4})? Requests with it are refused from now on. This cannot be undone.`,
-  // The audit log, when the member may read it.
-  onChange: () => (currentOrg.role === 'admin' ? audit.show() : null),
+  // The caps of the member's keys, and the audit log when the member may read it.
+  onChange: () =>
+    Promise.all([
+      caps.show(orgPath, { email: session.email, admin: currentOrg.role === 'admin' }),
+      currentOrg.role === 'admin' ? audit.show() : null,
+    ]),
 });
 
 async function renderOrg(id) {

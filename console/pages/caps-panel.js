@@ -24,8 +24,8 @@ const SPEND = new Set(['day_micros', 'week_micros', 'month_micros']);
 function capCell(field, caps, use) {
   const cap = caps[field];
   if (SPEND.has(field)) {
-    const used = `${formatCredits(use[field])} credits`;
-    return cap === undefined ? `${used} (no cap)` : `${used} of ${formatCredits(cap)}`;
+    const used = formatCredits(use[field]);
+    return cap === undefined ? `${used} credits (no cap)` : `${used} of ${formatCredits(cap)} credits`;
   }
   if (field === 'concurrent_requests')
     return cap === undefined ? `${use.concurrent_requests} (no cap)` : `${use.concurrent_requests} of ${number(cap)}`;

@@ -54,7 +54,7 @@ t.test('a member who is not an admin sees its own caps and its keys’ with thei
   t.match(await rows.nth(0).locator('td').first().textContent(), 'You');
   const keyRow = rows.nth(1);
   t.match(await keyRow.locator('td').first().textContent(), 'bob-laptop');
-  t.equal(await keyRow.locator('[data-field="day_micros"]').textContent(), '0 credits of 2');
+  t.equal(await keyRow.locator('[data-field="day_micros"]').textContent(), '0 of 2 credits');
   t.equal(await keyRow.locator('[data-field="week_micros"]').textContent(), '0 credits (no cap)');
   t.equal(await byTestId(page, 'caps-admin').isVisible(), false, 'no form, no organization table');
   t.same(problems, []);

@@ -121,6 +121,17 @@ async function main(): Promise<void> {
     await byTestId(member, 'invite-done').waitFor({ state: 'visible' });
     await shoot(member, 'console-members', 'members');
     await shoot(member, 'console-audit', 'audit');
+    const setCaps = async (whose: string, caps: Record<string, string>): Promise<void> => {
+      const option = member.locator('[data-testid="caps-whose"] option', { hasText: whose });
+      await byTestId(member, 'caps-whose').selectOption((await option.getAttribute('value'))!);
+      for (const [field, value] of Object.entries(caps)) await byTestId(member, `caps-${field}`).fill(value);
+      await byTestId(member, 'caps-save').click();
+      await member.locator('[data-testid="audit-row"][data-action="caps.set"]').first().waitFor();
+    };
+    await setCaps('member bob@acme.example', { month_micros: '50000000', requests_per_minute: '60' });
+    await setCaps('“production”', { day_micros: '20000000', concurrent_requests: '8' });
+    await member.locator('[data-testid="org-caps-row"]').nth(1).waitFor();
+    await shoot(member, 'console-caps', 'caps');
     // The invitation went out through SMTP like any sign-in link.
     linkIn(await mailTo(smtp, 'dana@acme.example'));
     // A top-up paid through (the fake of) Stripe's Checkout page.

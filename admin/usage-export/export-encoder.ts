@@ -30,7 +30,15 @@ export function exportEncoder(format: ExportFormat, meta: ExportMeta): ExportEnc
 }
 
 export function emptySums(): UsageSums {
-  return Object.fromEntries(SUM_NAMES.map((name) => [name, 0])) as unknown as UsageSums;
+  return {
+    requests: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    searches: 0,
+    cost_micros: 0,
+  };
 }
 
 /** Adds a row's sums into `totals`; money stays a safe integer. */

@@ -70,23 +70,28 @@ export async function* usagePages(
   pageRows: number = DEFAULT_PAGE_ROWS,
 ): AsyncGenerator<UsageGroupRow[]> {
   const keys = request.groups.flatMap((group) => GROUP_SQL[group].key);
-  const shown = request.groups.flatMap((group) => GROUP_SQL[group].shown);
+  const columns = [...keys, ...request.groups.flatMap((group) => GROUP_SQL[group].shown)];
   let after: unknown[] | undefined;
   for (;;) {
     let query = baseQuery(db, scope, request);
     // A group's rows all share its key, so "after the last group" filters rows, before they are summed.
-    if (after !== undefined) query = query.where(rowValue(keys.map((key) => key.expression)), '>', rowValue(after));
+    if (after !== undefined)
+      query = query.where(
+        rowValue(keys.map((key) => key.expression)),
+        '>',
+        rowValue(after.map((value) => sql.val(value))),
+      );
     const page = await query
-      .select([...keys, ...shown].map(({ alias, expression }) => expression.as(alias)))
+      .select(columns.map(({ alias, expression }) => expression.as(alias)))
       .select((eb) => [
         eb.fn.countAll<number>().as('requests'),
         ...SUM_COLUMNS.map((column) => eb.fn.sum<number>(`usage.${column}`).as(column)),
       ])
-      .groupBy([...keys, ...shown].map((part) => part.expression))
+      .groupBy(columns.map((column) => column.expression))
       .$call((q) => keys.reduce((ordered, key) => ordered.orderBy(key.expression), q))
       .limit(pageRows)
       .execute();
-    if (page.length > 0) yield page.map((row) => rowOf(row as Record<string, unknown>, [...keys, ...shown]));
+    if (page.length > 0) yield page.map((row) => rowOf(row as Record<string, unknown>, columns));
     if (page.length < pageRows) return;
     const last = page[page.length - 1] as Record<string, unknown>;
     after = keys.map((key) => last[key.alias]);
@@ -104,12 +109,8 @@ function baseQuery(db: Kysely<Database>, scope: ExportScope, request: ExportRequ
 }
 
 /** `(a, b, …)`: compared element by element, as ORDER BY sorts them (both dialects). */
-function rowValue(parts: readonly unknown[]): Expression<unknown> {
-  return sql`(${sql.join(parts.map((part) => (isRaw(part) ? part : sql`${part}`)))})`;
-}
-
-function isRaw(part: unknown): part is RawBuilder<unknown> {
-  return typeof part === 'object' && part !== null && 'toOperationNode' in part;
+function rowValue(parts: ReadonlyArray<Expression<unknown>>): Expression<unknown> {
+  return sql`(${sql.join(parts)})`;
 }
 
 /** Drivers may hand sums back as strings or bigints, hence Number. */

@@ -1,14 +1,13 @@
 // An export's query string (admin/usage-export/export-request.ts): what it takes, and a 400 naming the
 // parameter for everything else.
 import t, { type Test } from 'tap';
-import { AdminError } from '../../../../admin/errors.js';
 import { exportRequestOf, MAX_EXPORT_DAYS } from '../../../../admin/usage-export/export-request.js';
 
 const DAY_MS = 86_400_000;
 const read = (query: string) => exportRequestOf(new URLSearchParams(query));
 
 function refusal(t: Test, query: string, field: string): void {
-  t.throws(() => read(query), { constructor: AdminError, status: 400, field }, `${query} → 400 on '${field}'`);
+  t.throws(() => read(query), { name: 'AdminError', status: 400, field }, `${query} → 400 on '${field}'`);
 }
 
 t.test('from and to are UTC days, both included; group_by in the order asked; csv by default', async (t) => {

@@ -2,8 +2,8 @@
 // with its audit entry; the caps that apply to one caller; and what a key or a member has used against
 // them: the spend of the current day, week and month (settled costs from key_spend_daily, plus the holds
 // of requests in flight) and the requests in flight. The meter runs the same use query inside its hold
-// transaction (spendUseQueries), so what a caller reads is what admission decides on.
-import { sql, type Kysely, type Transaction } from 'kysely';
+// transaction (CapUseStatement), so what a caller reads is what admission decides on.
+import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import {
   CAP_NAMES,
   DAY_MS,
@@ -19,6 +19,7 @@ import {
 import { writeAudit, type Actor } from './audit-log.js';
 import { StoreError } from './errors.js';
 import { isMicros } from './money.js';
+import { QueryTemplate, type BoundQuery } from './query-template.js';
 import type { CapsTable, Database } from './schema.js';
 
 /** The columns of each cap. */
@@ -53,9 +54,11 @@ export interface CapUse {
 
 export class CapStore {
   readonly #db: Kysely<Database>;
+  readonly #useStatement: CapUseStatement;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#useStatement = new CapUseStatement(db);
   }
 
   /**
@@ -152,9 +155,9 @@ export class CapStore {
 
   /** What a scope has used, now (`at`, Unix ms). */
   async use(orgId: string, scope: CapScope, at: number = Date.now()): Promise<CapUse> {
-    const queries = spendUseQueries(this.#db, orgId, scope, at);
-    const [settled, held] = await Promise.all([queries.settled.execute(), queries.held.execute()]);
-    return capUseOf(settled[0], held[0], at);
+    const bound = this.#useStatement.bind(orgId, scope, at);
+    const result = await this.#db.executeQuery<CapUseRow>(CompiledQuery.raw(bound.sql, [...bound.parameters]));
+    return capUseOf(result.rows[0], at);
   }
 }
 
@@ -168,58 +171,109 @@ function scopeIdOf(scope: CapScope): string {
   return scope.kind === 'key' ? scope.keyId : scope.email;
 }
 
-/** One row of settled spend per period (in micro-credits). */
-export type SettledSpendRow = Record<SpendPeriod, number | string | null>;
-/** The open holds per period, and how many there are. */
-export type HeldRow = Record<SpendPeriod, number | string | null> & { in_flight: number | string };
+/** The arguments of a scope's use statement: the scope, and the starts of its periods (UTC days and Unix ms). */
+type UseArgs = {
+  org: string;
+  /** The key's id, or the member's e-mail. */
+  scope: string;
+  earliestDay: number;
+  dayStartDay: number;
+  weekStartDay: number;
+  monthStartDay: number;
+  dayStart: number;
+  weekStart: number;
+  monthStart: number;
+};
+
+/** A scope's use in one row: settled spend and open holds per period, and the requests in flight. */
+export type CapUseRow = Record<`${'settled' | 'held'}_${SpendPeriod}` | 'in_flight', number | string | null>;
 
 /**
- * The two reads of a scope's use at `at`: the settled spend of each period (whole UTC days from
- * key_spend_daily) and its open holds (the partial index usage_held_key). A member's are its keys'.
+ * The statement that reads a scope's use, compiled once per kind of scope (QueryTemplate): the settled
+ * spend of each period from whole UTC days of key_spend_daily, and the open holds from the partial
+ * index usage_held_key, in one row. A member's use is that of the keys it made in the organization.
  */
-export function spendUseQueries(db: Kysely<Database>, orgId: string, scope: CapScope, at: number) {
-  const starts = Object.fromEntries(SPEND_PERIODS.map((period) => [period, periodOf(period, at).start])) as Record<
-    SpendPeriod,
-    number
-  >;
-  const earliest = Math.min(...Object.values(starts));
-  const memberKeys = (email: string) =>
-    db.selectFrom('api_keys').select('id').where('org_id', '=', orgId).where('created_by', '=', email);
-  const settled = db
-    .selectFrom('key_spend_daily')
-    .select(
-      SPEND_PERIODS.map((period) =>
-        sql<number | null>`sum(case when day >= ${starts[period] / DAY_MS} then spent_micros end)`.as(period),
-      ),
-    )
-    .where((eb) =>
-      scope.kind === 'key' ? eb('key_id', '=', scope.keyId) : eb('key_id', 'in', memberKeys(scope.email)),
-    )
-    .where('day', '>=', earliest / DAY_MS);
-  const held = db
-    .selectFrom('usage')
-    .select([
-      ...SPEND_PERIODS.map((period) =>
-        sql<number | null>`sum(case when created_at >= ${starts[period]} then hold_micros end)`.as(period),
-      ),
-      sql<number>`count(*)`.as('in_flight'),
-    ])
-    .where((eb) =>
-      scope.kind === 'key' ? eb('key_id', '=', scope.keyId) : eb('key_id', 'in', memberKeys(scope.email)),
-    )
-    .where('state', '=', 'held');
-  return { settled, held };
+export class CapUseStatement {
+  readonly #templates: Readonly<Record<CapScope['kind'], QueryTemplate<UseArgs>>>;
+
+  constructor(db: Kysely<Database>) {
+    const build = (kind: CapScope['kind']) =>
+      new QueryTemplate<UseArgs>((arg) => {
+        const keys = (eb: ExpressionBuilder<Database, 'key_spend_daily' | 'usage'>) =>
+          kind === 'key'
+            ? eb('key_id', '=', arg('scope'))
+            : eb(
+                'key_id',
+                'in',
+                db
+                  .selectFrom('api_keys')
+                  .select('id')
+                  .where('org_id', '=', arg('org'))
+                  .where('created_by', '=', arg('scope')),
+              );
+        const settled = db
+          .selectFrom('key_spend_daily')
+          .select([
+            sql<number | null>`sum(case when day >= ${arg('dayStartDay')} then spent_micros end)`.as('day'),
+            sql<number | null>`sum(case when day >= ${arg('weekStartDay')} then spent_micros end)`.as('week'),
+            sql<number | null>`sum(case when day >= ${arg('monthStartDay')} then spent_micros end)`.as('month'),
+          ])
+          .where(keys)
+          .where('day', '>=', arg('earliestDay'));
+        const held = db
+          .selectFrom('usage')
+          .select([
+            sql<number | null>`sum(case when created_at >= ${arg('dayStart')} then hold_micros end)`.as('day'),
+            sql<number | null>`sum(case when created_at >= ${arg('weekStart')} then hold_micros end)`.as('week'),
+            sql<number | null>`sum(case when created_at >= ${arg('monthStart')} then hold_micros end)`.as('month'),
+            sql<number>`count(*)`.as('in_flight'),
+          ])
+          .where(keys)
+          // A literal, not a parameter: only then may SQLite read the partial index usage_held_key.
+          .where('state', '=', sql.lit('held'));
+        return db
+          .selectFrom([settled.as('s'), held.as('h')])
+          .select([
+            's.day as settled_day',
+            's.week as settled_week',
+            's.month as settled_month',
+            'h.day as held_day',
+            'h.week as held_week',
+            'h.month as held_month',
+            'h.in_flight',
+          ]);
+      });
+    this.#templates = { key: build('key'), member: build('member') };
+  }
+
+  /** The statement for a scope at `at` (Unix ms). */
+  bind(orgId: string, scope: CapScope, at: number): BoundQuery {
+    const day = periodOf('day', at).start;
+    const week = periodOf('week', at).start;
+    const month = periodOf('month', at).start;
+    return this.#templates[scope.kind].with({
+      org: orgId,
+      scope: scopeIdOf(scope),
+      earliestDay: Math.min(week, month) / DAY_MS,
+      dayStartDay: day / DAY_MS,
+      weekStartDay: week / DAY_MS,
+      monthStartDay: month / DAY_MS,
+      dayStart: day,
+      weekStart: week,
+      monthStart: month,
+    });
+  }
 }
 
-/** A scope's use from its two reads. */
-export function capUseOf(settled: SettledSpendRow | undefined, held: HeldRow | undefined, at: number): CapUse {
+/** A scope's use at `at` from its row. */
+export function capUseOf(row: CapUseRow | undefined, at: number): CapUse {
   const spentMicros = {} as Record<SpendPeriod, number>;
   const resetsAt = {} as Record<SpendPeriod, number>;
   for (const period of SPEND_PERIODS) {
-    spentMicros[period] = Number(settled?.[period] ?? 0) + Number(held?.[period] ?? 0);
+    spentMicros[period] = Number(row?.[`settled_${period}`] ?? 0) + Number(row?.[`held_${period}`] ?? 0);
     resetsAt[period] = periodOf(period, at).end;
   }
-  return { spentMicros, resetsAt, inFlight: Number(held?.in_flight ?? 0) };
+  return { spentMicros, resetsAt, inFlight: Number(row?.in_flight ?? 0) };
 }
 
 /** Refuses a cap that is not a whole number from zero to its maximum, naming it. */

@@ -8,7 +8,7 @@
 // cap cost no read.
 import type { Kysely } from 'kysely';
 import { periodOf, SPEND_CAP, SPEND_PERIODS, type Caps, type CapScope } from '../../store/cap-rules.js';
-import { capUseOf, spendUseQueries, type CapUse, type HeldRow, type SettledSpendRow } from '../../store/caps.js';
+import { CapUseStatement, capUseOf, type CapUse, type CapUseRow } from '../../store/caps.js';
 import type { Database } from '../../store/schema.js';
 import type { SqlRunner } from '../../store/transactor.js';
 import { checkedSum } from './money-moves.js';
@@ -50,10 +50,10 @@ interface Ahead {
 }
 
 export class CapAdmission {
-  readonly #db: Kysely<Database>;
+  readonly #useStatement: CapUseStatement;
 
   constructor(db: Kysely<Database>) {
-    this.#db = db;
+    this.#useStatement = new CapUseStatement(db);
   }
 
   /**
@@ -82,10 +82,8 @@ export class CapAdmission {
   }
 
   async #use(sql: SqlRunner, orgId: string, scope: CapScope, at: number): Promise<CapUse> {
-    const queries = spendUseQueries(this.#db, orgId, scope, at);
-    const settled = await sql.run<SettledSpendRow>(queries.settled.compile());
-    const held = await sql.run<HeldRow>(queries.held.compile());
-    return capUseOf(settled.rows[0], held.rows[0], at);
+    const { rows } = await sql.run<CapUseRow>(this.#useStatement.bind(orgId, scope, at));
+    return capUseOf(rows[0], at);
   }
 }
 

@@ -273,7 +273,8 @@ export class Ledger {
     const candidates = await this.#db
       .selectFrom('usage')
       .select(['id', 'org_id', 'node_id', 'created_at'])
-      .where('state', '=', 'held')
+      // A literal, not a parameter: only then may SQLite read the partial index of open holds (usage_held).
+      .where('state', '=', rawSql.lit('held'))
       .where((eb) =>
         nodes === undefined || nodes.dead.length === 0
           ? eb('created_at', '<', before)

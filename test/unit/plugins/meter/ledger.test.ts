@@ -106,7 +106,7 @@ t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed 
     } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;
-  const sweepAtStart = nextQuery(new RegExp(`^select .* from "usage" where "state" = ${PARAM}`));
+  const sweepAtStart = nextQuery(new RegExp(`^select .* from "usage" where "state" = 'held'`));
   const plugin = await meterPlugin.create({ orphan_hold_ms: 60_000, sweep_interval_ms: 10 }, context);
   await sweepAtStart;
   // What a process killed two minutes ago leaves: the balance debited, the row held; and a hold of now.

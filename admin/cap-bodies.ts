@@ -12,7 +12,7 @@ import { AdminError } from './errors.js';
  * naming the field.
  */
 export function capsBody(body: Record<string, unknown>): Caps {
-  const known = new Set(Object.values(CAP_FIELDS));
+  const known = new Set<string>(Object.values(CAP_FIELDS));
   const unknown = Object.keys(body).find((field) => !known.has(field));
   if (unknown !== undefined)
     throw new AdminError(

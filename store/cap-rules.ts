@@ -28,8 +28,8 @@ export const CAP_NAMES: readonly CapName[] = [
   'concurrentRequests',
 ];
 
-/** Each cap's name on the wire (the admin API, the console's API, GET /v1/me/caps) and in the store. */
-export const CAP_FIELDS: Readonly<Record<CapName, string>> = {
+/** Each cap's name on the wire (the admin API, the console's API, GET /v1/me/caps) and its column in the store. */
+export const CAP_FIELDS = {
   dayMicros: 'day_micros',
   weekMicros: 'week_micros',
   monthMicros: 'month_micros',
@@ -37,7 +37,7 @@ export const CAP_FIELDS: Readonly<Record<CapName, string>> = {
   inputTokensPerMinute: 'input_tokens_per_minute',
   outputTokensPerMinute: 'output_tokens_per_minute',
   concurrentRequests: 'concurrent_requests',
-};
+} as const satisfies Record<CapName, string>;
 
 /** The caps as JSON: the caps set, under their wire names. */
 export function capsJson(caps: Caps | undefined): Record<string, number> {

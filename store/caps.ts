@@ -5,13 +5,13 @@
 // transaction (CapUseStatement), so what a caller reads is what admission decides on.
 import { CompiledQuery, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import {
+  CAP_FIELDS,
   CAP_NAMES,
   DAY_MS,
   MAX_RATE_CAP,
   periodOf,
   SPEND_PERIODS,
   type CallerCaps,
-  type CapName,
   type Caps,
   type CapScope,
   type SpendPeriod,
@@ -21,17 +21,6 @@ import { StoreError } from './errors.js';
 import { isMicros } from './money.js';
 import { QueryTemplate, type BoundQuery } from './query-template.js';
 import type { CapsTable, Database } from './schema.js';
-
-/** The columns of each cap. */
-const COLUMNS: Readonly<Record<CapName, keyof CapsTable>> = {
-  dayMicros: 'day_micros',
-  weekMicros: 'week_micros',
-  monthMicros: 'month_micros',
-  requestsPerMinute: 'requests_per_minute',
-  inputTokensPerMinute: 'input_tokens_per_minute',
-  outputTokensPerMinute: 'output_tokens_per_minute',
-  concurrentRequests: 'concurrent_requests',
-};
 
 /** One scope's caps as stored. */
 export interface CapsRecord {
@@ -93,7 +82,7 @@ export class CapStore {
           updated_by: actor.who,
           updated_at: now,
         };
-        for (const name of set) Object.assign(row, { [COLUMNS[name]]: caps[name] });
+        for (const name of set) Object.assign(row, { [CAP_FIELDS[name]]: caps[name] });
         await trx.insertInto('caps').values(row).execute();
       }
       await writeAudit(trx, {
@@ -314,7 +303,7 @@ async function requireScope(trx: Transaction<Database>, orgId: string, scope: Ca
 function capsOf(row: CapsTable): Caps {
   const caps: Caps = {};
   for (const name of CAP_NAMES) {
-    const value = row[COLUMNS[name]];
+    const value = row[CAP_FIELDS[name]];
     if (value !== null && value !== undefined) caps[name] = Number(value);
   }
   return caps;

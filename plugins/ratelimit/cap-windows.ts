@@ -3,10 +3,11 @@
 // across a fleet), each capped scope in windows of its own (`key:<id>`, `member:<org>/<e-mail>`). A
 // caller is held to its organization's tier and to every cap of its key and its member; a 429 names
 // the cap, and `retry-after` counts to that cap's window reset. The tier's headers are left as they are.
-import { GatewayError, type ErrorCode } from '../../core/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { writeRetryAfter } from '../../core/retry-after.js';
 import { CAP_FIELDS, describeScope, type CallerCaps, type Caps, type CapScope } from '../../store/cap-rules.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import { LIMIT_CODES, LIMIT_NAMES } from './limit-error.js';
 import type { Count, CounterKind, Counts, RateWindow, WindowLog } from './window.js';
 
 /** A scope of the caller that has rate caps, with the subject its windows are counted under. */
@@ -23,18 +24,6 @@ const CAP_OF: Readonly<Record<CounterKind, 'requestsPerMinute' | 'inputTokensPer
   requests: 'requestsPerMinute',
   input: 'inputTokensPerMinute',
   output: 'outputTokensPerMinute',
-};
-
-const CODES: Readonly<Record<CounterKind, ErrorCode>> = {
-  requests: 'GW_ERR_RATE_LIMIT_REQUESTS',
-  input: 'GW_ERR_RATE_LIMIT_INPUT_TOKENS',
-  output: 'GW_ERR_RATE_LIMIT_OUTPUT_TOKENS',
-};
-
-const NAMES: Readonly<Record<CounterKind, string>> = {
-  requests: 'requests',
-  input: 'input tokens',
-  output: 'output tokens',
 };
 
 export class CapWindows {
@@ -148,8 +137,8 @@ export class CapWindows {
     this.#metrics?.capRejections.inc({ cap: field, scope: capped.scope.kind });
     const per = this.#window.windowMs === 60_000 ? 'minute' : `${this.#window.windowMs / 1000} s`;
     return new GatewayError(
-      CODES[kind],
-      `Rate limit reached for ${NAMES[kind]} per ${per}: ${describeScope(capped.scope)} is capped at ${limit} (${field})${detail === undefined ? '' : `: ${detail}`}; retry after ${Math.max(1, Math.ceil(retryMs / 1000))} s.`,
+      LIMIT_CODES[kind],
+      `Rate limit reached for ${LIMIT_NAMES[kind]} per ${per}: ${describeScope(capped.scope)} is capped at ${limit} (${field})${detail === undefined ? '' : `: ${detail}`}; retry after ${Math.max(1, Math.ceil(retryMs / 1000))} s.`,
     );
   }
 }

@@ -5,13 +5,15 @@ import { GatewayError, type ErrorCode } from '../../core/errors.js';
 import { limitOf } from './headers.js';
 import type { CounterKind } from './window.js';
 
-const CODES: Readonly<Record<CounterKind, ErrorCode>> = {
+/** The error code of each counter's 429 (the tier's, and a key's or member's cap). */
+export const LIMIT_CODES: Readonly<Record<CounterKind, ErrorCode>> = {
   requests: 'GW_ERR_RATE_LIMIT_REQUESTS',
   input: 'GW_ERR_RATE_LIMIT_INPUT_TOKENS',
   output: 'GW_ERR_RATE_LIMIT_OUTPUT_TOKENS',
 };
 
-const NAMES: Readonly<Record<CounterKind, string>> = {
+/** Each counter as a message names it. */
+export const LIMIT_NAMES: Readonly<Record<CounterKind, string>> = {
   requests: 'requests',
   input: 'input tokens',
   output: 'output tokens',
@@ -33,8 +35,8 @@ export function limitError(hit: LimitHit): GatewayError {
   const detail = hit.detail === undefined ? '' : `: ${hit.detail}`;
   const retry = `retry after ${Math.max(1, Math.ceil(hit.retryMs / 1000))} s`;
   return new GatewayError(
-    CODES[hit.kind],
-    `Rate limit reached for ${NAMES[hit.kind]} per ${per} (limit ${limitOf(hit.tier, hit.kind)}, tier ${hit.tier.name})${detail}; ${retry}.`,
+    LIMIT_CODES[hit.kind],
+    `Rate limit reached for ${LIMIT_NAMES[hit.kind]} per ${per} (limit ${limitOf(hit.tier, hit.kind)}, tier ${hit.tier.name})${detail}; ${retry}.`,
   );
 }
 

@@ -10,7 +10,7 @@ import t from 'tap';
 import { auditBalances } from '../../store/balance-audit.js';
 import { openStore, type Store } from '../../store/store.js';
 import { startStripeFake, type StripeFake } from '../fakes/stripe-fake.js';
-import { startAnswerDroppingRelay } from '../helpers/answer-dropping-relay.js';
+import { startTcpRelay } from '../helpers/tcp-relay.js';
 import { signInByEmail } from '../helpers/console-member.js';
 import { freePort } from '../helpers/free-port.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
@@ -90,7 +90,7 @@ t.test(
     const sessionId = opened.body.payment.checkout_session_id;
 
     const webhookUrl = `${consoleUrl}/webhooks/stripe`;
-    const relay = await startAnswerDroppingRelay(webhookUrl);
+    const relay = await startTcpRelay(webhookUrl, { dropAnswers: true });
     t.teardown(() => relay.close());
     fake.webhookUrl = relay.url;
     const credited = logLine(first, 'stripe: payment credited');

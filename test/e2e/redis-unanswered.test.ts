@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { freePort } from '../helpers/free-port.js';
-import { startFrozenRelay } from '../helpers/frozen-relay.js';
+import { startTcpRelay } from '../helpers/tcp-relay.js';
 import { runGateway } from '../helpers/gateway-process.js';
 import { startRedis } from '../helpers/redis.js';
 import { startStack } from '../helpers/stack.js';
@@ -32,7 +32,7 @@ t.test(
   async (t) => {
     const redis = await startRedis();
     t.teardown(() => redis.close());
-    const relay = await startFrozenRelay(redis.url);
+    const relay = await startTcpRelay(redis.url);
     t.teardown(() => relay.close());
     const stack = await startStack({
       yaml: `redis:\n  url: ${relay.url}\nplugins:\n  - name: auth\n  - name: ratelimit\n`,

@@ -1,10 +1,11 @@
-// A TCP relay in front of a server (a real redis-server here) that a test can freeze: from then on it
-// passes nothing either way and closes nothing, as a server that stops answering without closing its
-// connections (a hung process, a network that drops packets).
-import { connect, createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+// A TCP relay in front of a server, for the faults of a network: it passes bytes both ways until a test
+// freezes it (from then on it passes nothing either way and closes nothing, as a server that stops
+// answering without closing its connections: a hung process, a network that drops packets); or, made with
+// `dropAnswers`, it passes every request and drops every answer (a network that loses the server's reply,
+// so the client sees no answer, only the connection closing when the server goes).
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
-export interface FrozenRelay {
+export interface TcpRelay {
   /** The target's URL with the relay's port. */
   url: string;
   /** Every byte after this is swallowed, both ways; the connections stay open. */
@@ -12,13 +13,13 @@ export interface FrozenRelay {
   close(): Promise<void>;
 }
 
-export async function startFrozenRelay(targetUrl: string): Promise<FrozenRelay> {
+export async function startTcpRelay(targetUrl: string, options: { dropAnswers?: boolean } = {}): Promise<TcpRelay> {
   const target = new URL(targetUrl);
   const sockets = new Set<Socket>();
   let frozen = false;
-  const forward = (from: Socket, to: Socket): void => {
+  const forward = (from: Socket, to: Socket | undefined): void => {
     from.on('data', (chunk) => {
-      if (!frozen) to.write(chunk);
+      if (!frozen) to?.write(chunk);
     });
   };
   const server = createServer((client) => {
@@ -33,7 +34,7 @@ export async function startFrozenRelay(targetUrl: string): Promise<FrozenRelay> 
       });
     }
     forward(client, upstream);
-    forward(upstream, client);
+    forward(upstream, options.dropAnswers === true ? undefined : client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(targetUrl);

@@ -19,7 +19,6 @@ import { AlertMail } from '../../notify/alert-mail.js';
 import { observe } from '../../proxy/stream/observe.js';
 import type { AlertEvent } from '../../store/alert-events.js';
 import { alertStore } from '../../store/alert-store.js';
-import { CapStore } from '../../store/caps.js';
 import { WebhookSeal } from '../../store/webhook-seal.js';
 import { definePlugin } from '../plugin-module.js';
 import { adminMail } from './admin-mail.js';
@@ -105,7 +104,7 @@ export const alertsPlugin = definePlugin<AlertsOptions>({
         .finally(() => mailing.delete(sending));
       mailing.add(sending);
     };
-    const check = new AlertCheck({ alerts, orgs: store.orgs, caps: new CapStore(store.db), fired, now: context.now });
+    const check = new AlertCheck({ alerts, orgs: store.orgs, caps: store.caps, fired, now: context.now });
     const sender = new WebhookSender({
       deliveries: alerts.deliveries,
       seal,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
 import { packageRoot } from '../../config/package-root.js';
+import { SYSTEM_ACTOR } from '../../store/audit-log.js';
 import { GatewayMetrics } from '../../telemetry/metrics.js';
 import { DIALECTS, PATHS, requestBody } from '../helpers/metered-answers.js';
 import { orgWithKey } from '../helpers/org-key.js';
@@ -237,6 +238,12 @@ t.test('every metric the dashboard and the alerts name has a sample on /metrics 
   await send(tight, PATHS.chat, requestBody('chat', false), 200);
   await send(tight, PATHS.chat, requestBody('chat', false), 429);
   await send(broke, PATHS.chat, requestBody('chat', false), 402);
+  // A key whose day cap is zero: a cap's 429.
+  const store = await stack.store();
+  const capped = await orgWithKey(store, 'capped', { credits: 100, spentCredits: 100 });
+  const [cappedKey] = await store.keys.list(capped.id);
+  await store.caps.set(capped.id, { kind: 'key', keyId: cappedKey!.id }, { dayMicros: 0 }, SYSTEM_ACTOR);
+  await send(capped.key, PATHS.chat, requestBody('chat', false), 429);
 
   // A stream that stalls holds the replica's one connection: the next request waits for it.
   const stalled = new AbortController();

@@ -11,6 +11,9 @@ const built = join(root, 'dist', 'bin', 'gateway.js');
 const newestSource = Math.max(
   ...[
     'bin',
+    'core',
+    'http',
+    'telemetry',
     'admin',
     'console',
     'store',
@@ -60,6 +63,8 @@ export function runGateway(env: Record<string, string>, ...args: string[]): CliR
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
+const START_TIMEOUT_MS = 60_000;
+
 export interface GatewayProcess {
   child: ChildProcess;
   /** The gateway's base URL, read from the line it prints when it listens. */
@@ -78,8 +83,17 @@ export async function startGatewayProcess(env: Record<string, string>, ...args: 
   });
   reapChild(child);
   let stderr = '';
+  // What it logs (stdout) is kept too, its end shown when it does not start: why it did not.
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString()).slice(-4000);
+  });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no address printed: ${stderr}`)), 30_000);
+    // Generous: on a loaded 2-core CI machine a node's start (migrations, Redis, PostgreSQL) can take tens of seconds.
+    const timer = setTimeout(
+      () => reject(new Error(`no address printed in ${START_TIMEOUT_MS} ms: ${stderr}\nits log:\n${stdout}`)),
+      START_TIMEOUT_MS,
+    );
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /Gateway on (http:\/\/[^ ]+) /.exec(stderr);
@@ -90,7 +104,7 @@ export async function startGatewayProcess(env: Record<string, string>, ...args: 
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`exited ${code}: ${stderr}`));
+      reject(new Error(`exited ${code}: ${stderr}\nits log:\n${stdout}`));
     });
   });
   const stop = async (): Promise<void> => {

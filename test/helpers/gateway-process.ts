@@ -1,34 +1,19 @@
 // The `gateway` command as a child process: the build (dist/, which `npm test` makes first) when it is
 // newer than the sources, else the TypeScript entry through tsx.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../config/package-root.js';
 import { reapChild } from './reaper.js';
 
 const root = packageRoot();
 const built = join(root, 'dist', 'bin', 'gateway.js');
+// The folders the build compiles, as tsconfig.json lists them (its `include`, globs of other files left out).
+const sourceFolders = (
+  JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] }
+).include.filter((entry) => !entry.includes('*'));
 const newestSource = Math.max(
-  ...[
-    'bin',
-    'core',
-    'http',
-    'telemetry',
-    'admin',
-    'console',
-    'store',
-    'config',
-    'plugins',
-    'proxy',
-    'limits',
-    'notify',
-    'services',
-    'dialects',
-    'sim',
-    'tokenizer',
-    'validation',
-    'prompt',
-  ].flatMap((dir) =>
+  ...sourceFolders.flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }).map(
       (file) => statSync(join(root, dir, file)).mtimeMs,
     ),

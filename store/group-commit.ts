@@ -6,8 +6,8 @@
 // One batch is written at a time: what arrives while a batch is on its way to a database server is the
 // next batch. So a hot organization is one row update per batch, not a queue of small transactions
 // each waiting for the last one's lock on its row (PostgreSQL: 8 times the CPU per request, measured).
-// A failure rolls the batch back; its operations are then written one transaction each, so one bad
-// operation fails alone.
+// A failure rolls the batch back; its operations are then written one transaction each, in order, so
+// one bad operation fails alone.
 import type { SqlRunner, Transactor } from './transactor.js';
 
 /** Writes a batch of operations in the transaction given; resolves with one result per operation, in order. */
@@ -64,17 +64,28 @@ export class GroupCommit<Op, R> {
       results = await this.#transact((sql) => this.#write(sql, ops));
     } catch (error) {
       if (ops.length === 1) rejects[0]!(error);
-      else
-        await Promise.all(
-          ops.map((op, index) =>
-            this.#transact((sql) => this.#write(sql, [op])).then(
-              (alone) => resolves[index]!(alone[0] as R),
-              rejects[index],
-            ),
-          ),
-        );
+      else await this.#commitEachAlone(ops, resolves, rejects);
       return;
     }
     for (let index = 0; index < ops.length; index++) resolves[index]!(results[index] as R);
+  }
+
+  /**
+   * A failed batch's operations, one transaction each and one after another in their order: run side by
+   * side, two that contend (a duplicate row id) would succeed or fail by which reached the server first.
+   */
+  async #commitEachAlone(
+    ops: readonly Op[],
+    resolves: ReadonlyArray<(result: R) => void>,
+    rejects: ReadonlyArray<(error: unknown) => void>,
+  ): Promise<void> {
+    for (const [index, op] of ops.entries()) {
+      try {
+        const [alone] = await this.#transact((sql) => this.#write(sql, [op]));
+        resolves[index]!(alone as R);
+      } catch (error) {
+        rejects[index]!(error);
+      }
+    }
   }
 }

@@ -83,3 +83,38 @@ t.test('a failed batch is written again one operation per transaction, so a bad 
   );
   t.same(batches, [[1, 2, 3], [1], [2], [3]]);
 });
+
+t.test(
+  'regression: a failed batch’s operations are written again one after another, in their order (a duplicate hold on PostgreSQL failed or won by which reached the server first)',
+  async (t) => {
+    let open = 0;
+    let mostOpen = 0;
+    // Each transaction spans a turn of the event loop, as one on a database server does.
+    const transact: Transactor = async (work) => {
+      mostOpen = Math.max(mostOpen, ++open);
+      try {
+        await new Promise((resolve) => setImmediate(resolve));
+        return await work({} as SqlRunner);
+      } finally {
+        open--;
+      }
+    };
+    const written = new Set<string>();
+    // Row ids, as the ledger's holds: the later of two alike is the one that fails.
+    const commits = new GroupCommit<string, string>(transact, async (_sql, ops) => {
+      const rows = new Set(written);
+      for (const op of ops) {
+        if (rows.has(op)) throw new Error(`duplicate ${op}`);
+        rows.add(op);
+      }
+      for (const op of ops) written.add(op);
+      return [...ops];
+    });
+    const results = await Promise.allSettled(['a', 'a', 'b'].map((op) => commits.run(op)));
+    t.same(
+      results.map((result) => result.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    t.equal(mostOpen, 1, 'one transaction at a time');
+  },
+);

@@ -1,6 +1,6 @@
 // One client request as the plugins and the upstream call see it, whatever door it came in by: the contract.
 // The exchange runner (proxy/exchange/) makes the live one.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { ChatRequest } from './canonical.js';
@@ -23,13 +23,24 @@ export interface ExchangeReply {
   readonly statusCode: number;
 }
 
+/**
+ * What every door tells of a request before its body: its method, path and headers. An HTTP request is
+ * one (IncomingMessage has these); a WebSocket's messages share their upgrade request's; a door with no
+ * HTTP request of its own (a batch line) makes one.
+ */
+export interface RequestHead {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+}
+
 /** One client request and everything the gateway learns about it on the way through. */
 export interface Exchange {
   readonly id: string;
   /** performance.now() at arrival. */
   readonly startedAt: number;
-  /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
-  readonly req: IncomingMessage;
+  /** The request's head: the HTTP request's; on a WebSocket, the upgrade request's (its headers hold the key). */
+  readonly req: RequestHead;
   readonly res: ExchangeReply;
   readonly route: Route;
   /** Aborted when the client goes away before the response is complete. */

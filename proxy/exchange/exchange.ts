@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { RequestTrace } from '../../telemetry/request-trace.js';
 import { estimateInputTokens } from '../../limits/estimate.js';
@@ -8,7 +7,7 @@ import { recognizedClient } from '../routing/wire-negotiation.js';
 import type { ChatRequest } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import type { WireProfile } from '../../core/dialect.js';
-import type { Exchange, ExchangeLocals, ExchangeReply } from '../../core/exchange.js';
+import type { Exchange, ExchangeLocals, ExchangeReply, RequestHead } from '../../core/exchange.js';
 import type { Route } from '../../core/route.js';
 import { checkThinkingReplay } from './thinking-replay.js';
 import type { ThinkingSigner } from '../../core/thinking-signer.js';
@@ -20,7 +19,7 @@ export class LiveExchange implements Exchange {
   /** Unix seconds at arrival: the `created` of every object the response carries. */
   readonly created = Math.floor(Date.now() / 1000);
   /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
-  readonly req: IncomingMessage;
+  readonly req: RequestHead;
   readonly res: ExchangeReply;
   readonly route: Route;
   /** Aborted when the client goes away before the response is complete. */
@@ -50,7 +49,7 @@ export class LiveExchange implements Exchange {
 
   constructor(init: {
     id: string;
-    req: IncomingMessage;
+    req: RequestHead;
     res: ExchangeReply;
     route: Route;
     rootLog: Logger;

@@ -1,10 +1,10 @@
 // The end of every request: its one log line, its metrics (a generation's GenAI metrics from what
 // its answer carried, proxy/stream/answer-watch.ts) and its span (proxy/exchange/trace.ts).
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayMetrics, TokenType } from '../../telemetry/metrics.js';
 import type { ChatUsage } from '../../core/canonical.js';
 import type { GatewayError } from '../../core/errors.js';
+import type { RequestHead } from '../../core/exchange.js';
 import type { LiveExchange } from './exchange.js';
 import { endTrace } from './trace.js';
 import type { Route } from '../routing/router.js';
@@ -69,7 +69,7 @@ export function endExchange(
 export function endWithoutExchange(
   log: Logger,
   metrics: GatewayMetrics | undefined,
-  request: { id: string; req: IncomingMessage; loggedPath: string; route: Route | undefined; wire: string },
+  request: { id: string; req: RequestHead; loggedPath: string; route: Route | undefined; wire: string },
   status: number,
   startedAt: number,
   failure: GatewayError | undefined,
@@ -88,7 +88,7 @@ export function endWithoutExchange(
 function logLine(
   log: Logger,
   id: string,
-  req: IncomingMessage,
+  req: RequestHead,
   path: string,
   status: number,
   startedAt: number,

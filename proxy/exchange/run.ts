@@ -1,7 +1,6 @@
 // The one lifecycle of a request, whatever door it came in by (docs/architecture.md, "One exchange"): an
 // HTTP request (proxy/http-door.ts), a request message on a WebSocket (proxy/socket/), and next a batch line.
 // The door says how the body arrives and how the answer leaves; everything between is here, once.
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { GatewayTracing } from '../../telemetry/tracing.js';
@@ -13,7 +12,7 @@ import type { Chain } from './chain.js';
 import type { Dialect, StreamEncoder, WireProfile } from '../../core/dialect.js';
 import { asGatewayError, GatewayError } from '../../core/errors.js';
 import { LiveExchange } from './exchange.js';
-import type { Exchange, ExchangeReply } from '../../core/exchange.js';
+import type { Exchange, ExchangeReply, RequestHead } from '../../core/exchange.js';
 import { traceExchange } from './trace.js';
 import type { EventStream } from '../../core/event-stream.js';
 import { apiFamilyOf, type ModelCatalogue } from '../routing/models.js';
@@ -82,7 +81,7 @@ export interface Door {
 export interface ExchangeEntry {
   readonly id: string;
   /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
-  readonly req: IncomingMessage;
+  readonly req: RequestHead;
   readonly route: Route;
   /** Aborted when the client goes away before the answer is complete. */
   readonly signal: AbortSignal;
@@ -262,7 +261,7 @@ function collect(events: EventStream): Promise<ChatCompletion> {
   });
 }
 
-function notEnabled(req: IncomingMessage): GatewayError {
+function notEnabled(req: RequestHead): GatewayError {
   return new GatewayError(
     'GW_ERR_ROUTE_NOT_ENABLED',
     `${printable(`${req.method} ${req.url ?? '/'}`)} is not enabled on this gateway yet; use POST /v1/chat/completions.`,

@@ -31,7 +31,7 @@ export default {
       severity: 'error',
       from: { path: '^core/' },
       to: {
-        path: '^(proxy|http|plugins|dialects|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim)/',
+        path: '^(batch|proxy|http|plugins|dialects|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim)/',
       },
     },
     {
@@ -41,7 +41,7 @@ export default {
       severity: 'error',
       from: { path: '^http/' },
       to: {
-        path: '^(proxy|plugins|dialects|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim)/',
+        path: '^(batch|proxy|plugins|dialects|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim)/',
       },
     },
     {
@@ -50,7 +50,7 @@ export default {
         'The runtime (proxy/) gets its dialects and plugins at start, from bin/; it names none of them, and never reaches into the services, the store or the admin side.',
       severity: 'error',
       from: { path: '^proxy/' },
-      to: { path: '^(plugins|dialects|bin|admin|console|services|store|config|notify|tokenizer|prompt|sim)/' },
+      to: { path: '^(batch|plugins|dialects|bin|admin|console|services|store|config|notify|tokenizer|prompt|sim)/' },
     },
     {
       name: 'the-stream-kernel-below-the-exchange',
@@ -67,7 +67,7 @@ export default {
       severity: 'error',
       from: { path: '^dialects/' },
       to: {
-        path: '^(proxy|http|plugins|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(batch|proxy|http|plugins|bin|admin|console|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {
@@ -92,7 +92,7 @@ export default {
         'A plugin works on canonical requests and events (core/, and the stream stages of proxy/stream/), and gets the shared services from its context at start: it imports no dialect, no other part of the runtime, no admin, no composition root.',
       severity: 'error',
       from: { path: '^plugins/' },
-      to: { path: '^(dialects|bin|admin|console|services|sim|http)/|^proxy/(?!stream/)' },
+      to: { path: '^(batch|dialects|bin|admin|console|services|sim|http)/|^proxy/(?!stream/)' },
     },
     {
       name: 'admin-beside-the-gateway',
@@ -118,12 +118,20 @@ export default {
       to: { path: '^console/' },
     },
     {
+      name: 'batch-is-a-door',
+      comment:
+        "batch/ (the batch APIs, their worker and the batch-line door) runs lines through the exchange runner like the other doors: it uses the runtime (proxy/), the store and the contracts, never a plugin or a dialect (they see a line as any request), the admin side or the composition root.",
+      severity: 'error',
+      from: { path: '^batch/' },
+      to: { path: '^(plugins|dialects|bin|admin|console|sim)/' },
+    },
+    {
       name: 'services-below-the-gateway',
       comment:
         "The process's shared services (store, Redis, revocations, notices) are opened for the core, the plugins and the admin side alike, so they import none of them.",
       severity: 'error',
       from: { path: '^services/' },
-      to: { path: '^(core|http|proxy|plugins|dialects|admin|console|bin|tokenizer|sim)/' },
+      to: { path: '^(batch|core|http|proxy|plugins|dialects|admin|console|bin|tokenizer|sim)/' },
     },
     {
       name: 'store-is-a-leaf',
@@ -131,7 +139,7 @@ export default {
       severity: 'error',
       from: { path: '^store/' },
       to: {
-        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(batch|core|http|proxy|plugins|dialects|admin|console|bin|services|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {
@@ -141,7 +149,7 @@ export default {
       severity: 'error',
       from: { path: '^config/' },
       to: {
-        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|store|notify|limits|tokenizer|prompt|sim)/',
+        path: '^(batch|core|http|proxy|plugins|dialects|admin|console|bin|services|store|notify|limits|tokenizer|prompt|sim)/',
       },
     },
     {
@@ -184,7 +192,7 @@ export default {
       severity: 'error',
       from: { path: '^telemetry/' },
       to: {
-        path: '^(core|http|proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
+        path: '^(batch|core|http|proxy|plugins|dialects|admin|console|bin|services|store|config|notify|limits|tokenizer|prompt|sim|validation)/',
       },
     },
     {

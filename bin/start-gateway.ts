@@ -22,6 +22,8 @@ import { InFlight } from '../proxy/node/in-flight.js';
 import { Readiness } from '../proxy/node/readiness.js';
 import { createRequestListener } from '../proxy/http-door.js';
 import type { ExchangeRuntime } from '../proxy/exchange/run.js';
+import { BATCH_ROUTES } from '../batch/batch-api.js';
+import { batchService } from '../batch/batch-service.js';
 import { createHttpServer } from '../http/http-server.js';
 import { attachSocketMode } from '../proxy/socket/socket-upgrade.js';
 import { listen, urlOf } from '../http/listen.js';
@@ -247,6 +249,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     isolationFields: (exchange) => cacheIsolator.fieldsFor(exchange.locals.caller?.orgId),
     trustCachedTokens: cacheIsolator.trustsCachedTokens,
     reasoningTags: config.upstream.reasoning_tags ?? 'auto',
+    ...(config.batch.upstream_priority === undefined ? {} : { batchPriority: config.batch.upstream_priority }),
   });
   const dialects = createDialects({
     modelId: config.model.id,
@@ -256,8 +259,13 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     messagesMaxTokensOverLimit: config.dialects.messages.max_tokens_over_limit,
     responsesFunctionTools: config.dialects.responses.function_tools,
   });
-  // The node's own routes (models, probes) answer in the chat dialect's shape (spec section 7).
-  const router = new Router(Object.values(dialects), dialects.chat);
+  // The node's own routes (models, probes) answer in the chat dialect's shape (spec section 7); the batch
+  // APIs' answer in their family's.
+  const router = new Router(
+    Object.values(dialects),
+    dialects.chat,
+    config.batch.enabled && storeUsed ? BATCH_ROUTES : [],
+  );
   const connectionCap = new ConnectionCap(config.server.max_connections);
   const chain = composeChain(plugins, terminal);
   const inFlight = new InFlight();
@@ -267,7 +275,25 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     draining: () => inFlight.draining,
     ...(options.now ? { now: options.now } : {}),
   });
-  // What every door's exchanges share (proxy/exchange/run.ts): HTTP requests and WebSocket messages alike.
+  // Batches belong to organizations: they are served where the chain knows its callers, from the store (auth).
+  const batches =
+    config.batch.enabled && storeUsed
+      ? await batchService({
+          config: config.batch,
+          dataDir,
+          store: () => services.store(),
+          runtime: () => runtime,
+          router,
+          servesModel: (model) => model === config.model.id || config.model.aliases.includes(model),
+          // A line starts only while each replica has a free connection: no live request waits behind a line.
+          upstreamIdle: () => pool.replicas.every((replica) => replica.inFlight < upstream.connections),
+          wire: config.wire === 'auto' ? 'openai' : config.wire,
+          log,
+          metrics: metrics?.batch,
+          ...(options.now ? { now: options.now } : {}),
+        })
+      : undefined;
+  // What every door's exchanges share (proxy/exchange/run.ts): HTTP requests, WebSocket messages, batch lines.
   const runtime: ExchangeRuntime = {
     chain,
     log,
@@ -277,6 +303,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     readiness,
     countTokens,
     callerCaps: capabilityOf(plugins, 'meter.callerCaps'),
+    resources: batches?.api,
     models: modelCatalogue({
       id: config.model.id,
       aliases: config.model.aliases,
@@ -407,6 +434,16 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
       );
     },
   });
+  if (batches !== undefined)
+    // After the gateway listens, so it stops first: it takes no more lines and lets the running ones end.
+    await node.start({
+      name: 'batch worker',
+      start: () => {
+        batches.worker.start();
+        return Promise.resolve(batches.worker);
+      },
+      close: (worker) => worker.stop(),
+    });
   let stopping: Promise<void> | undefined;
   /** Drains, then closes the parts in the reverse of their start order. */
   const stop = (timeoutMs: number): Promise<void> => {

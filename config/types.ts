@@ -129,6 +129,32 @@ export interface GatewayConfig {
   mail: { url?: string; from: string };
   /** Self-serve top-ups through Stripe Checkout (docs/billing.md); off while the Stripe keys are unset. */
   payments: PaymentsConfig;
+  /** The batch APIs (docs/batches.md): OpenAI files and batches, Anthropic message batches. */
+  batch: BatchConfig;
+}
+
+export interface BatchConfig {
+  /** Whether the batch routes are served and this node runs batch lines. */
+  enabled: boolean;
+  /** Off the price of each line, a whole percentage (50: half price). */
+  discount_percent: number;
+  /** Batch lines this node runs at once, while no live request waits for the upstream. */
+  concurrency: number;
+  /** How long a node's claim on a line holds without renewal: a node killed mid-line loses it this much later. */
+  lease_ms: number;
+  /** How often an idle worker looks for lines (and a running one for cancels). */
+  poll_ms: number;
+  /** Where files and results are kept; default `<data_dir>/batch-files` (in a fleet, storage every node shares). */
+  storage_dir?: string;
+  max_file_bytes: number;
+  max_lines: number;
+  /** Files an organization may keep, and batches it may have unfinished. */
+  max_files_per_org: number;
+  max_unfinished_per_org: number;
+  /** Days a batch, its files and its results are kept after it ends (uploads: after their upload). */
+  retention_days: number;
+  /** Send vLLM's per-request `priority` (the upstream runs `--scheduling-policy priority`): lines get this one, live requests none (0). */
+  upstream_priority?: number;
 }
 
 export interface ConsoleConfig {

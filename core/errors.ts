@@ -61,6 +61,11 @@ const CATALOGUE = {
   GW_ERR_RATE_LIMIT_SPEND_CAP: { status: 429, kind: 'rate_limit', shortCode: 'insufficient_quota' },
   GW_ERR_RATE_LIMIT_CONCURRENCY: { status: 429, kind: 'rate_limit', shortCode: 'rate_limit_exceeded' },
   GW_ERR_MODEL_NOT_FOUND: { status: 404, kind: 'model_not_found', shortCode: 'model_not_found' },
+  // The batch APIs (issue #29): a file or batch that is not the caller's organization's, a file over the size
+  // or line limit, an organization at its quota of files or unfinished batches.
+  GW_ERR_RESOURCE_NOT_FOUND: { status: 404, kind: 'not_found', shortCode: 'not_found' },
+  GW_ERR_FILE_TOO_LARGE: { status: 400, kind: 'invalid_request', shortCode: 'file_too_large' },
+  GW_ERR_QUOTA_EXCEEDED: { status: 400, kind: 'invalid_request', shortCode: 'quota_exceeded' },
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, kind: 'not_found', shortCode: 'unknown_url' },
   GW_ERR_ROUTE_NOT_ENABLED: { status: 404, kind: 'not_found', shortCode: 'endpoint_not_enabled' },
   GW_ERR_ROUTE_METHOD_NOT_ALLOWED: { status: 405, kind: 'invalid_request', shortCode: 'method_not_allowed' },

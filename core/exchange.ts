@@ -34,6 +34,18 @@ export interface RequestHead {
   readonly headers: IncomingHttpHeaders;
 }
 
+/**
+ * A request that is one line of a batch (issue #29): no key came with it, it runs as the key that made the
+ * batch, at the batch price, its ledger row naming the batch.
+ */
+export interface BatchLine {
+  readonly batchId: string;
+  /** The key that made the batch: the line runs as it (revoked since: the line fails 401). */
+  readonly keyId: string;
+  /** An earlier attempt at this line was billed (its node stopped before writing the result): this one is not. */
+  readonly prepaid: boolean;
+}
+
 /** One client request and everything the gateway learns about it on the way through. */
 export interface Exchange {
   readonly id: string;
@@ -41,6 +53,8 @@ export interface Exchange {
   readonly startedAt: number;
   /** The request's head: the HTTP request's; on a WebSocket, the upgrade request's (its headers hold the key). */
   readonly req: RequestHead;
+  /** Set when the request is a line of a batch rather than a client's own. */
+  readonly batchLine: BatchLine | undefined;
   readonly res: ExchangeReply;
   readonly route: Route;
   /** Aborted when the client goes away before the response is complete. */

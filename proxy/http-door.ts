@@ -7,7 +7,7 @@ import type { ConnectionCap } from '../http/connection-cap.js';
 import { GatewayError } from '../core/errors.js';
 import { runExchange, type Door, type ExchangeRuntime } from './exchange/run.js';
 import type { InFlight } from './node/in-flight.js';
-import { sendError, sendEventStream, sendJson } from './respond.js';
+import { sendBytes, sendError, sendEventStream, sendJson } from './respond.js';
 import { printable } from '../core/printable.js';
 import { nextRequestId } from '../http/request-id.js';
 import { endWithoutExchange } from './exchange/request-end.js';
@@ -63,7 +63,7 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
       signal: controller.signal,
       wire: negotiatedWire(req.headers, options.configuredWire),
       wireHeader: () => wireOf(req.headers, options.configuredWire),
-      modelId: match.modelId,
+      pathId: match.pathId,
     },
     httpDoor(options, req, res),
   );
@@ -77,8 +77,14 @@ function httpDoor(options: GatewayOptions, req: IncomingMessage, res: ServerResp
     async body(exchange) {
       return { body: await readJsonBody(req, options.bodyLimits, exchange.startedAt), generate: true };
     },
+    bodyStream() {
+      return req;
+    },
     sendJson(status, headers, body) {
       sendJson(res, status, headers, body);
+    },
+    sendBytes(status, headers, body) {
+      return sendBytes(res, status, headers, body);
     },
     sendStream(exchange, encoder, events) {
       return sendEventStream(

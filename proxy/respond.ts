@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { AnswerWatch } from './stream/answer-watch.js';
 import type { JsonObject } from '../core/canonical.js';
 import type { ErrorRenderer, StreamEncoder } from '../core/dialect.js';
@@ -11,6 +13,25 @@ export function sendJson(res: ServerResponse, status: number, headers: Record<st
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * Sends bytes as they are read (a file's content), at the pace the client takes them; a client that goes
+ * away ends the read. Settles once the body is sent or abandoned.
+ */
+export async function sendBytes(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Readable,
+): Promise<void> {
+  res.writeHead(status, headers);
+  try {
+    await pipeline(body, res);
+  } catch {
+    // The client went away, or the source failed after the head went out: the answer ends as it can.
+    if (!res.destroyed) res.destroy();
+  }
 }
 
 /** Sends an error before any response byte went out, in the route's dialect. */

@@ -59,6 +59,8 @@ export interface UsageTable {
   node_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The model the request named; null before migration 0006. */
   model: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The batch whose line the request was (billed at the batch price); null for a live request. */
+  batch_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**

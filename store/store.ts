@@ -3,6 +3,9 @@
 // share (postgres-database.ts). Either way it is migrated to the latest schema when opened.
 import type { Kysely, LogConfig } from 'kysely';
 import { AuditLog } from './audit-log.js';
+import { BatchFiles } from './batch-files.js';
+import { BatchLines } from './batch-lines.js';
+import { Batches } from './batches.js';
 import { CapStore } from './caps.js';
 import { StoreError } from './errors.js';
 import { Keys } from './keys.js';
@@ -41,6 +44,10 @@ export interface Store {
   readonly audit: AuditLog;
   /** Self-serve top-ups: Stripe Checkout Sessions and their grants. */
   readonly payments: Payments;
+  /** The batch APIs' files, batches and the batches' lines (issue #29). */
+  readonly batchFiles: BatchFiles;
+  readonly batches: Batches;
+  readonly batchLines: BatchLines;
   /** Signed-in browsers (the operator's dashboard, the members' console). */
   readonly sessions: WebSessions;
   /** One-time sign-in links sent by e-mail, and the requests for them the throttle counts. */
@@ -88,6 +95,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     caps: new CapStore(db),
     audit: new AuditLog(db),
     payments: new Payments(db),
+    batchFiles: new BatchFiles(db),
+    batches: new Batches(db),
+    batchLines: new BatchLines(db),
     sessions: new WebSessions(db),
     signInLinks: new SignInLinks(db),
     signInRequests: new SignInRequests(db),

@@ -66,6 +66,16 @@ export interface ScrapeSources {
   tokenizerQueue(): number;
 }
 
+/** The batch worker's series (batch/worker.ts). */
+export interface BatchMetrics {
+  /** Lines that ended a run, by outcome (succeeded, errored, canceled, deferred by the batch pool's limit, lost_claim). */
+  readonly lines: Counter<'outcome'>;
+  /** Lines this node runs now. */
+  readonly linesRunning: Gauge;
+  /** Batches that reached their end, by the status they ended in. */
+  readonly batchesEnded: Counter<'status'>;
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #perOrg: boolean;
@@ -92,6 +102,7 @@ export class GatewayMetrics {
   readonly upstreamFirstByte: BoundHistogram<string>;
   readonly upstreamPoolWaits: Counter;
   readonly tokenCounts: Counter;
+  readonly batch: BatchMetrics;
 
   constructor(options: { perOrg: boolean }) {
     this.#perOrg = options.perOrg;
@@ -160,6 +171,25 @@ export class GatewayMetrics {
       labelNames: ['cap', 'scope'],
       registers,
     });
+    this.batch = {
+      lines: new Counter({
+        name: 'gateway_batch_lines_total',
+        help: 'Batch lines that ended a run on this node, by outcome: succeeded, errored, canceled, deferred (the batch pool said wait; the line goes back to the queue), lost_claim (its claim ran out first).',
+        labelNames: ['outcome'],
+        registers,
+      }),
+      linesRunning: new Gauge({
+        name: 'gateway_batch_lines_running',
+        help: 'Batch lines this node runs now (at most batch.concurrency).',
+        registers,
+      }),
+      batchesEnded: new Counter({
+        name: 'gateway_batches_ended_total',
+        help: 'Batches this node brought to their end, by the status they ended in (completed, expired, cancelled).',
+        labelNames: ['status'],
+        registers,
+      }),
+    };
     this.creditsCharged = new Counter({
       name: 'gateway_credits_charged_micros_total',
       help: 'Micro-credits charged by settled ledger rows.',

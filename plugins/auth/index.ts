@@ -5,6 +5,7 @@
 // store, and at once where it is announced on the revocation bus (this node, or every node with Redis).
 // The cache holds each key with the caps that apply to it (its own, its member's): a change of caps is
 // announced on the same bus, and otherwise seen within `cache_ttl_ms` too.
+// A batch line (exchange.batchLine) brings no key: it runs as the key that made its batch, read by id.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../core/errors.js';
@@ -15,6 +16,7 @@ import { dbSystemOf, storeSpan } from '../store-span.js';
 import { orStoreUnavailable } from '../store-unavailable.js';
 import type { CallerCaps } from '../../store/cap-rules.js';
 import { memberOf } from '../../store/caps.js';
+import { StoreError } from '../../store/errors.js';
 import type { ApiKeyRecord } from '../../store/keys.js';
 import { KeyCache } from './key-cache.js';
 
@@ -67,21 +69,41 @@ export const authPlugin = definePlugin<AuthOptions>({
     );
     const unsubscribe = context.revocations.subscribe((keyId) => cache.revoke(keyId));
 
+    /** A batch line's key, by its id: read at each line, so a key revoked since stops the lines still to run. */
+    const batchKey = async (keyId: string): Promise<KeyWithCaps | undefined> => {
+      const record = await store.keys.get(keyId).catch((error: unknown) => {
+        if (error instanceof StoreError && error.code === 'GW_ERR_STORE_KEY_NOT_FOUND') return undefined;
+        throw error;
+      });
+      if (record === undefined || record.status !== 'active') return record && { ...record, caps: {} };
+      return { ...record, caps: await store.caps.ofKey(record.orgId, record.id, record.createdBy) };
+    };
+
     /** Who is calling: the key's org and id in the exchange, or a 401. */
     const identify = async (exchange: Exchange): Promise<void> => {
-      const presented = presentedKey(exchange);
-      if (presented === undefined)
-        throw new GatewayError(
-          'GW_ERR_AUTH_MISSING_KEY',
-          'Missing API key: send it as x-api-key or Authorization: Bearer.',
-        );
-      const { key, header } = presented;
-      const record = await orStoreUnavailable(cache.lookup(key, exchange.trace));
-      if (record === undefined || record.status !== 'active')
-        throw new GatewayError(
-          'GW_ERR_AUTH_INVALID_KEY',
-          `invalid API key (${header}): the key is unknown or revoked.`,
-        );
+      let record: KeyWithCaps | undefined;
+      if (exchange.batchLine !== undefined) {
+        record = await orStoreUnavailable(batchKey(exchange.batchLine.keyId));
+        if (record === undefined || record.status !== 'active')
+          throw new GatewayError(
+            'GW_ERR_AUTH_INVALID_KEY',
+            'invalid API key: the key that made this batch has been revoked since.',
+          );
+      } else {
+        const presented = presentedKey(exchange);
+        if (presented === undefined)
+          throw new GatewayError(
+            'GW_ERR_AUTH_MISSING_KEY',
+            'Missing API key: send it as x-api-key or Authorization: Bearer.',
+          );
+        const { key, header } = presented;
+        record = await orStoreUnavailable(cache.lookup(key, exchange.trace));
+        if (record === undefined || record.status !== 'active')
+          throw new GatewayError(
+            'GW_ERR_AUTH_INVALID_KEY',
+            `invalid API key (${header}): the key is unknown or revoked.`,
+          );
+      }
       const member = memberOf(record.createdBy);
       exchange.locals.caller = {
         orgId: record.orgId,

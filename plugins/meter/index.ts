@@ -57,6 +57,8 @@ export const meterPlugin = definePlugin<MeterOptions>({
       node_lease_ms: leaseMs = 30_000,
     } = options;
     const pricer = new Pricer(context.config.pricing);
+    // Batch lines (issue #29) pay the batch price: the list price less the configured discount.
+    const batchPricer = new Pricer(context.config.pricing, context.config.batch.discount_percent);
     const store = await context.store();
     const lease = await NodeLease.register(store.db, { leaseMs });
     const ledger = new Ledger(store.db, store.transact, lease.id);
@@ -91,12 +93,16 @@ export const meterPlugin = definePlugin<MeterOptions>({
             'The meter has no caller: the auth plugin must come before it in the chain.',
           );
         }
+        const line = exchange.batchLine;
+        // A line whose earlier attempt was billed (its node stopped before its result was kept) runs again unbilled.
+        if (line?.prepaid === true) return next();
+        const linePricer = line === undefined ? pricer : batchPricer;
         const hold: Hold = {
           id: exchange.id,
           orgId: caller.orgId,
           keyId: caller.keyId,
           dialect,
-          holdMicros: pricer.cost({
+          holdMicros: linePricer.cost({
             ...NO_USAGE,
             input: exchange.inputEstimate,
             output: request.max_tokens ?? holdOutputTokens,
@@ -105,6 +111,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
           model: request.model,
           ...(caller.member === undefined ? {} : { member: caller.member }),
           caps: holdCapsOf(caller),
+          ...(line === undefined ? {} : { batchId: line.batchId }),
         };
         const held = await orStoreUnavailable(
           exchange.trace
@@ -120,7 +127,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
           throw noCredits(held.balanceMicros);
         }
         inFlight.add(hold.id);
-        const meter = new RequestMeter(exchange, hold, deps);
+        const meter = new RequestMeter(exchange, hold, line === undefined ? deps : { ...deps, pricer: batchPricer });
         let events: EventStream;
         try {
           events = await next();

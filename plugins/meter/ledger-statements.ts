@@ -31,7 +31,7 @@ export function ledgerStatements(db: Kysely<Database>) {
     /**
      * Writes the 'held' rows of the holds the balances cover. A hold is taken while its balance, less
      * the holds of the batch before it (`ahead`), is above zero: the same holds as one at a time, in
-     * order. Returns one row (its organization) per hold taken.
+     * order. Returns one row (its id) per hold taken.
      */
     insertHolds: new BatchTemplate(
       {
@@ -44,6 +44,7 @@ export function ledgerStatements(db: Kysely<Database>) {
         at: 'bigint',
         node: 'text',
         model: 'text',
+        batch: 'text',
       },
       (holds) =>
         db
@@ -66,6 +67,7 @@ export function ledgerStatements(db: Kysely<Database>) {
             'hold_micros',
             'node_id',
             'model',
+            'batch_id',
           ])
           .expression((eb) =>
             eb
@@ -89,11 +91,12 @@ export function ledgerStatements(db: Kysely<Database>) {
                 'h.amount',
                 'h.node',
                 'h.model',
+                'h.batch',
               ])
               .whereRef('h.ahead', '<', 'orgs.balance_micros')
               .$if(lockBalances, (query) => query.forNoKeyUpdate('orgs')),
           )
-          .returning('org_id'),
+          .returning('id'),
     ),
     /** Settles the rows still in state `from_state`, with their usage and cost; returns the id of each row settled. */
     settleRows: new BatchTemplate(

@@ -39,6 +39,11 @@ export interface Hold {
   member?: string;
   /** The caller's spend and concurrency caps, which the hold must fit (cap-admission.ts). */
   caps?: readonly HoldCap[];
+  /**
+   * The batch whose line the request is: the ledger row names it, and the balance must cover the whole hold
+   * (a live request's needs only a balance above zero), so batch work never takes the balance below zero.
+   */
+  batchId?: string;
 }
 
 export interface Settlement {
@@ -213,7 +218,9 @@ export class Ledger {
       let org = sums.get(hold.orgId);
       if (org === undefined) sums.set(hold.orgId, (org = { sum: 0, peak: 0 }));
       org.peak = Math.max(org.peak, org.sum);
-      const ahead = checkedSum(org.peak - moves.balanceOf(hold.orgId));
+      // Taken while `ahead < balance`; a batch line's while `ahead + hold ≤ balance`, the same test on ahead + hold − 1.
+      const whole = hold.batchId !== undefined && hold.holdMicros > 0 ? hold.holdMicros - 1 : 0;
+      const ahead = checkedSum(org.peak + whole - moves.balanceOf(hold.orgId));
       cells.push(
         hold.id,
         hold.orgId,
@@ -224,20 +231,19 @@ export class Ledger {
         hold.createdAt,
         this.#nodeId,
         hold.model ?? null,
+        hold.batchId ?? null,
       );
       org.sum = checkedSum(org.sum + hold.holdMicros);
     }
-    const taken = new Map<string, number>();
+    const taken = new Set<string>();
     for (let from = 0; from < holds.length; from += MAX_BATCH_ROWS) {
       const count = Math.min(MAX_BATCH_ROWS, holds.length - from);
-      const { rows } = await sql.run<{ org_id: string }>(this.#sql.insertHolds.bind(cells, from, count));
-      for (const row of rows) taken.set(row.org_id, (taken.get(row.org_id) ?? 0) + 1);
+      const { rows } = await sql.run<{ id: string }>(this.#sql.insertHolds.bind(cells, from, count));
+      for (const row of rows) taken.add(row.id);
     }
-    // So the holds taken are each organization's first ones in the batch.
+    // A refused batch line's hold may be followed by a live one that is taken (it needs less of the balance).
     return holds.map((hold) => {
-      const left = taken.get(hold.orgId) ?? 0;
-      if (left === 0) return false;
-      taken.set(hold.orgId, left - 1);
+      if (!taken.has(hold.id)) return false;
       moves.add(hold.orgId, -hold.holdMicros, 0);
       return true;
     });

@@ -40,10 +40,15 @@ export class Pricer {
   readonly #search: bigint;
   readonly #denominator: bigint;
 
-  constructor(pricing: PricingConfig) {
+  /** `discountPercent`: off every price, a whole percentage (the batch price: issue #29), exact like the rest. */
+  constructor(pricing: PricingConfig, discountPercent = 0) {
+    if (!Number.isInteger(discountPercent) || discountPercent < 0 || discountPercent > 100)
+      throw new RangeError(`a discount is a whole percentage 0..100, not ${discountPercent}`);
     const input = decimal(pricing.input_per_mtok);
     // credits per 1,000 searches × 1,000,000 micro-credits / 1,000 = micro-credits per search × 1,000.
     const search = times(decimal(pricing.search_per_1000), { digits: 1000n, scale: 0 });
+    // (100 − discount) / 100: the share of the list price paid.
+    const paid: Decimal = { digits: BigInt(100 - discountPercent), scale: 2 };
     const prices = [
       input,
       decimal(pricing.output_per_mtok),
@@ -51,7 +56,7 @@ export class Pricer {
       times(input, decimal(pricing.cache_write_5m_multiplier)),
       times(input, decimal(pricing.cache_write_1h_multiplier)),
       search,
-    ];
+    ].map((price) => times(price, paid));
     const scale = Math.max(...prices.map((price) => price.scale));
     const [i, o, r, w5, w1, s] = prices.map((price) => price.digits * 10n ** BigInt(scale - price.scale)) as [
       bigint,

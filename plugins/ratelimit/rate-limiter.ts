@@ -31,6 +31,11 @@ import { windowUse } from './window-use.js';
 /** The caller's tier and counters, as the last operation left them. */
 export interface RateLimitState {
   orgId: string;
+  /**
+   * The windows counted: the organization's, or for a batch line its batch pool (issue #29), a second set of
+   * windows at the same tier, so batch work neither waits on live traffic's limits nor eats into them.
+   */
+  windowId: string;
   tier: Tier;
   counts: Counts;
   /** The caller's key and member scopes that have rate caps (cap-windows.ts). */
@@ -104,16 +109,20 @@ export class RateLimiter implements Plugin {
     // Without auth before it in the chain there is no organization to count for.
     if (caller === undefined) return;
     const orgId = caller.orgId;
+    const windowId = exchange.batchLine === undefined ? orgId : `batch:${orgId}`;
     const generating = kind === 'generate';
     const requests = generating ? 1 : 0;
     // The three counters in one step (one round trip with Redis); the tier is nearly always known, and
     // when it is not, its lookup and the counters go together.
     let tier = this.#tiers.known(orgId);
     let counts: Counts;
-    if (tier !== undefined) counts = await this.#window.open(orgId, requests, exchange.log);
+    if (tier !== undefined) counts = await this.#window.open(windowId, requests, exchange.log);
     else
-      [tier, counts] = await Promise.all([this.#tiers.tierOf(orgId), this.#window.open(orgId, requests, exchange.log)]);
-    const state: RateLimitState = { orgId, tier, counts, capScopes: [] };
+      [tier, counts] = await Promise.all([
+        this.#tiers.tierOf(orgId),
+        this.#window.open(windowId, requests, exchange.log),
+      ]);
+    const state: RateLimitState = { orgId, windowId, tier, counts, capScopes: [] };
     exchange.locals.rateLimit = state;
     this.#headers.write(exchange.responseHeaders, tier, counts);
     this.#writeClientSignal(exchange, state, false);
@@ -129,11 +138,11 @@ export class RateLimiter implements Plugin {
     const state = exchange.locals.rateLimit;
     const request = exchange.request;
     if (state === undefined || request === undefined) return next();
-    const { orgId, tier } = state;
+    const { orgId, windowId, tier } = state;
     const limit = tier.inputTokensPerMinute;
     const estimate = exchange.inputEstimate;
     // Refused, the estimate goes back in the same step, so that a refused request takes nothing from the window.
-    const { admitted, input } = await this.#window.chargeInput(orgId, estimate, limit, exchange.log);
+    const { admitted, input } = await this.#window.chargeInput(windowId, estimate, limit, exchange.log);
     state.counts.input = input;
     this.#headers.writeCounter(exchange.responseHeaders, tier, 'input', input);
     this.#writeClientSignal(exchange, state, !admitted);
@@ -149,7 +158,7 @@ export class RateLimiter implements Plugin {
     }
     if (state.capScopes.length > 0)
       await this.#caps.chargeInput(state.capScopes, estimate, exchange.responseHeaders, exchange.log, async () => {
-        await this.#window.settle(orgId, -estimate, undefined, exchange.log);
+        await this.#window.settle(windowId, -estimate, undefined, exchange.log);
       });
     let events: EventStream;
     try {
@@ -188,9 +197,9 @@ export class RateLimiter implements Plugin {
     const inputChange = difference !== 0 && this.#now() < used.windowEnd ? difference : undefined;
     const outputChange = used.output > 0 ? used.output : undefined;
     if (inputChange === undefined && outputChange === undefined) return;
-    const { orgId, tier } = state;
+    const { orgId, windowId, tier } = state;
     try {
-      const settled = await this.#window.settle(orgId, inputChange, outputChange, exchange.log);
+      const settled = await this.#window.settle(windowId, inputChange, outputChange, exchange.log);
       const headers = exchange.res.headersSent ? undefined : exchange.responseHeaders;
       if (settled.input !== undefined) {
         state.counts.input = settled.input;
@@ -202,7 +211,8 @@ export class RateLimiter implements Plugin {
         if (headers !== undefined) this.#headers.writeCounter(headers, tier, 'output', counted);
         const limit = tier.outputTokensPerMinute;
         // Exactly one request crosses the limit in a window: the counter only grows, atomically.
-        if (counted.used >= limit && counted.used - used.output < limit) {
+        // (A batch pool's limit mails no one: its lines wait for the next window.)
+        if (windowId === orgId && counted.used >= limit && counted.used - used.output < limit) {
           this.#notifier.outputTokensBlocked({ orgId, limit, used: counted.used, resetAt: new Date(counted.resetAt) });
         }
       }

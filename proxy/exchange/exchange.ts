@@ -7,7 +7,7 @@ import { recognizedClient } from '../routing/wire-negotiation.js';
 import type { ChatRequest } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import type { WireProfile } from '../../core/dialect.js';
-import type { Exchange, ExchangeLocals, ExchangeReply, RequestHead } from '../../core/exchange.js';
+import type { BatchLine, Exchange, ExchangeLocals, ExchangeReply, RequestHead } from '../../core/exchange.js';
 import type { Route } from '../../core/route.js';
 import { checkThinkingReplay } from './thinking-replay.js';
 import type { ThinkingSigner } from '../../core/thinking-signer.js';
@@ -20,6 +20,7 @@ export class LiveExchange implements Exchange {
   readonly created = Math.floor(Date.now() / 1000);
   /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
   readonly req: RequestHead;
+  readonly batchLine: BatchLine | undefined;
   readonly res: ExchangeReply;
   readonly route: Route;
   /** Aborted when the client goes away before the response is complete. */
@@ -50,6 +51,7 @@ export class LiveExchange implements Exchange {
   constructor(init: {
     id: string;
     req: RequestHead;
+    batchLine?: BatchLine | undefined;
     res: ExchangeReply;
     route: Route;
     rootLog: Logger;
@@ -59,6 +61,7 @@ export class LiveExchange implements Exchange {
   }) {
     this.id = init.id;
     this.req = init.req;
+    this.batchLine = init.batchLine;
     this.res = init.res;
     this.route = init.route;
     this.#rootLog = init.rootLog;

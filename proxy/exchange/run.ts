@@ -1,6 +1,7 @@
 // The one lifecycle of a request, whatever door it came in by (docs/architecture.md, "One exchange"): an
 // HTTP request (proxy/http-door.ts), a request message on a WebSocket (proxy/socket/), and next a batch line.
 // The door says how the body arrives and how the answer leaves; everything between is here, once.
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { GatewayTracing } from '../../telemetry/tracing.js';
@@ -12,7 +13,7 @@ import type { Chain } from './chain.js';
 import type { Dialect, StreamEncoder, WireProfile } from '../../core/dialect.js';
 import { asGatewayError, GatewayError } from '../../core/errors.js';
 import { LiveExchange } from './exchange.js';
-import type { Exchange, ExchangeReply, RequestHead } from '../../core/exchange.js';
+import type { BatchLine, Exchange, ExchangeReply, RequestHead } from '../../core/exchange.js';
 import { traceExchange } from './trace.js';
 import type { EventStream } from '../../core/event-stream.js';
 import { apiFamilyOf, type ModelCatalogue } from '../routing/models.js';
@@ -41,6 +42,14 @@ export interface ExchangeRuntime {
   readonly countTokens: ((request: ChatRequest, signal: AbortSignal) => Promise<number>) | undefined;
   /** GET /v1/me/caps's answer for the exchange's caller (a plugin's `meter.callerCaps`), if any plugin gives one. */
   readonly callerCaps: ((exchange: Exchange) => Promise<JsonObject>) | undefined;
+  /** What answers the `resource` routes (the batch APIs), when they are served. */
+  readonly resources?: ResourceApi | undefined;
+}
+
+/** An API served beside the generations (the batch APIs): it answers a `resource` route through the door. */
+export interface ResourceApi {
+  /** Answers the exchange (its caller known: the plugins' request hooks ran); `id` is the path's `{id}`, if any. */
+  serve(exchange: LiveExchange, door: Door, id: string): Promise<void>;
 }
 
 /** A request's body as its door delivers it, and whether anything is to be generated (a WebSocket warm-up is not). */
@@ -61,8 +70,12 @@ export interface Door {
   readonly alwaysStreams: boolean;
   /** The request's body (read, or already there). */
   body(exchange: LiveExchange): Promise<DeliveredBody>;
+  /** The request's body unread, as it arrives (a file's upload); a door without one throws. */
+  bodyStream(exchange: LiveExchange): Readable;
   /** A whole JSON answer. */
   sendJson(status: number, headers: Record<string, string>, body: JsonObject): void;
+  /** An answer of bytes (a file's content), streamed with backpressure; settles once sent (or the client went away). */
+  sendBytes(status: number, headers: Record<string, string>, body: Readable): Promise<void>;
   /** A streamed answer: the encoder's output as this door carries it; settles once over, with the error, if any. */
   sendStream(exchange: LiveExchange, encoder: StreamEncoder, events: EventStream): Promise<GatewayError | undefined>;
   /** The whole answer to a request that generates nothing (a warm-up): its start and end with no output. */
@@ -80,8 +93,10 @@ export interface Door {
 /** One request as a door hands it over. */
 export interface ExchangeEntry {
   readonly id: string;
-  /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key). */
+  /** The HTTP request; on a WebSocket, the upgrade request (its headers hold the key); a batch line's made-up head. */
   readonly req: RequestHead;
+  /** What a batch door tells of its line (whose it is, its batch). */
+  readonly batchLine?: BatchLine;
   readonly route: Route;
   /** Aborted when the client goes away before the answer is complete. */
   readonly signal: AbortSignal;
@@ -90,7 +105,7 @@ export interface ExchangeEntry {
   /** The profile the request's own `x-gateway-wire` header names, if the door reads one; throws a 400 for a bad one. */
   readonly wireHeader?: () => WireProfile;
   /** The id a `GET /v1/models/{id}` names. */
-  readonly modelId?: string;
+  readonly pathId?: string;
 }
 
 /**
@@ -103,6 +118,7 @@ export async function runExchange(runtime: ExchangeRuntime, entry: ExchangeEntry
   const exchange = new LiveExchange({
     id: entry.id,
     req: entry.req,
+    batchLine: entry.batchLine,
     res: door.reply,
     route,
     rootLog: runtime.log,
@@ -119,7 +135,7 @@ export async function runExchange(runtime: ExchangeRuntime, entry: ExchangeEntry
   try {
     if (entry.wireHeader !== undefined) exchange.wire = entry.wireHeader();
     if (!probe) for (const hook of runtime.chain.onRequest) await hook(exchange);
-    failure = await serve(runtime, exchange, door, entry.modelId ?? '');
+    failure = await serve(runtime, exchange, door, entry.pathId ?? '');
   } catch (error) {
     // A client that went away needs no answer; its upstream call is already aborted.
     if (!signal.aborted) {
@@ -146,7 +162,7 @@ async function serve(
   runtime: ExchangeRuntime,
   exchange: LiveExchange,
   door: Door,
-  modelId: string,
+  pathId: string,
 ): Promise<GatewayError | undefined> {
   const route = exchange.route;
   switch (route.kind) {
@@ -166,7 +182,7 @@ async function serve(
       door.sendJson(200, exchange.responseHeaders, runtime.models.list);
       return undefined;
     case 'model':
-      door.sendJson(200, exchange.responseHeaders, runtime.models.retrieve(modelId, apiFamilyOf(exchange.req.headers)));
+      door.sendJson(200, exchange.responseHeaders, runtime.models.retrieve(pathId, apiFamilyOf(exchange.req.headers)));
       return undefined;
     case 'caps':
       if (runtime.callerCaps === undefined) throw notEnabled(exchange.req);
@@ -175,6 +191,10 @@ async function serve(
         { ...exchange.responseHeaders, 'cache-control': 'no-store' },
         await runtime.callerCaps(exchange),
       );
+      return undefined;
+    case 'resource':
+      if (runtime.resources === undefined) throw notEnabled(exchange.req);
+      await runtime.resources.serve(exchange, door, pathId);
       return undefined;
     case 'generate':
       if (route.dialect === undefined) throw notEnabled(exchange.req);

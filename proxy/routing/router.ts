@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dialect, ErrorRenderer } from '../../core/dialect.js';
 import { apiFamilyOf } from './models.js';
-import type { ApiFamily, Route, RouteKind } from '../../core/route.js';
+import type { ApiFamily, ResourceRoute, Route, RouteKind } from '../../core/route.js';
 
 export type { Route, RouteKind };
 
@@ -18,12 +18,15 @@ const NODE_ROUTES: ReadonlyArray<{ method: Route['method']; path: string; kind: 
 /** `GET /v1/models/{id}`: the rest of the path, percent-decoded, is the id, so `Qwen/Qwen3-8B` matches as sent raw or as `Qwen%2FQwen3-8B`. */
 const MODEL_PREFIX = '/v1/models/';
 
+/** The segment of a resource route's path that stands for an id. */
+const ID_SEGMENT = '{id}';
+
 export type RouteMatch =
   | {
       found: true;
       route: Route;
-      /** The id a `GET /v1/models/{id}` names; empty on every other route. */
-      modelId: string;
+      /** The id the path names: a `GET /v1/models/{id}`'s model, a resource route's `{id}`; empty on every other route. */
+      pathId: string;
     }
   | { found: false; reason: 'path' | 'method'; errors: ErrorRenderer };
 
@@ -37,9 +40,14 @@ export class Router {
   readonly #prefixes: Array<{ path: string; errors: ErrorRenderer }> = [];
   readonly #nodeDialect: Dialect;
   readonly #modelRoutes: Record<ApiFamily, Route>;
+  /** The resource routes whose path has an `{id}` segment: matched segment by segment. */
+  readonly #patterns: Array<{ segments: readonly string[]; routes: Route[] }> = [];
 
-  /** `nodeDialect`: the dialect whose error shape (and metrics label) the node's own routes carry. */
-  constructor(dialects: readonly Dialect[], nodeDialect: Dialect) {
+  /**
+   * `nodeDialect`: the dialect whose error shape (and metrics label) the node's own routes carry; `resources`:
+   * the routes of the APIs served beside the generations (the batch APIs), each in its family's error shape.
+   */
+  constructor(dialects: readonly Dialect[], nodeDialect: Dialect, resources: readonly ResourceRoute[] = []) {
     this.#nodeDialect = nodeDialect;
     for (const dialect of dialects)
       for (const declared of dialect.routes) {
@@ -56,6 +64,25 @@ export class Router {
       errors: dialects.find((dialect) => dialect.family === family) ?? nodeDialect,
     });
     this.#modelRoutes = { openai: modelRoute('openai'), anthropic: modelRoute('anthropic') };
+    for (const resource of resources) {
+      const dialect = dialects.find((candidate) => candidate.family === resource.family) ?? nodeDialect;
+      const route: Route = {
+        method: resource.method,
+        path: resource.path,
+        kind: 'resource',
+        operation: resource.operation,
+        dialect,
+        errors: dialect,
+      };
+      if (!resource.path.includes(ID_SEGMENT)) {
+        this.#add(route);
+        continue;
+      }
+      const segments = resource.path.split('/');
+      const pattern = this.#patterns.find((known) => known.segments.join('/') === resource.path);
+      if (pattern === undefined) this.#patterns.push({ segments, routes: [route] });
+      else pattern.routes.push(route);
+    }
   }
 
   #add(route: Route): void {
@@ -74,13 +101,34 @@ export class Router {
     if (path.startsWith(MODEL_PREFIX) && path.length > MODEL_PREFIX.length) {
       const route = this.#modelRoutes[apiFamilyOf(headers)];
       if (method !== 'GET') return { found: false, reason: 'method', errors: route.errors };
-      return { found: true, route, modelId: decodedId(path.slice(MODEL_PREFIX.length)) };
+      return { found: true, route, pathId: decodedId(path.slice(MODEL_PREFIX.length)) };
     }
-    const routes = this.#byPath.get(path);
-    if (routes === undefined) return { found: false, reason: 'path', errors: this.errorsFor(path) };
+    let routes = this.#byPath.get(path);
+    let pathId = '';
+    if (routes === undefined) {
+      const matched = this.#matchPattern(path);
+      if (matched === undefined) return { found: false, reason: 'path', errors: this.errorsFor(path) };
+      ({ routes, pathId } = matched);
+    }
     const route = routes.find((candidate) => candidate.method === method);
     if (route === undefined) return { found: false, reason: 'method', errors: routes[0]!.errors };
-    return { found: true, route, modelId: '' };
+    return { found: true, route, pathId };
+  }
+
+  /** The resource routes whose pattern the path fits, and the segment in the place of `{id}`. */
+  #matchPattern(path: string): { routes: Route[]; pathId: string } | undefined {
+    const segments = path.split('/');
+    for (const pattern of this.#patterns) {
+      if (pattern.segments.length !== segments.length) continue;
+      let pathId: string | undefined;
+      const fits = pattern.segments.every((expected, i) => {
+        if (expected !== ID_SEGMENT) return expected === segments[i];
+        pathId = decodedId(segments[i]!);
+        return pathId !== '';
+      });
+      if (fits && pathId !== undefined) return { routes: pattern.routes, pathId };
+    }
+    return undefined;
   }
 
   /**
@@ -94,7 +142,7 @@ export class Router {
     if (routes === undefined) return { found: false, reason: 'path', errors: this.errorsFor(path) };
     const route = routes.find((candidate) => candidate.kind === 'generate' && candidate.dialect?.socket !== undefined);
     if (route === undefined) return { found: false, reason: 'method', errors: routes[0]!.errors };
-    return { found: true, route, modelId: '' };
+    return { found: true, route, pathId: '' };
   }
 
   /** The error shape for a path that may match no route: that of the dialect whose route it extends, else the node's. */

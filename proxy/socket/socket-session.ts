@@ -149,7 +149,14 @@ export class SocketSession {
       reply,
       alwaysStreams: true,
       body: () => Promise.resolve(conversation.request(parseMessage(text))),
+      // A WebSocket opens on a generation route only: no upload, no file, no whole JSON answer.
+      bodyStream: () => {
+        throw new GatewayError('GW_ERR_INTERNAL', 'A WebSocket request has no byte stream of its own.');
+      },
       sendJson: () => {
+        throw new GatewayError('GW_ERR_INTERNAL', 'A WebSocket request is always answered with events.');
+      },
+      sendBytes: () => {
         throw new GatewayError('GW_ERR_INTERNAL', 'A WebSocket request is always answered with events.');
       },
       sendStream: (exchange, encoder, events) =>

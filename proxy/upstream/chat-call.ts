@@ -51,6 +51,11 @@ export interface ChatCallOptions {
   trustCachedTokens?: boolean;
   /** Raw `<think>` tags in the content moved to the reasoning (`upstream.reasoning_tags`, reasoning-tags.ts); default auto. */
   reasoningTags?: ReasoningTagsMode;
+  /**
+   * vLLM's per-request `priority` for a batch line (`batch.upstream_priority`; the upstream runs
+   * `--scheduling-policy priority`, where lower runs first and live requests keep the default 0); unset: none sent.
+   */
+  batchPriority?: number;
 }
 
 /** The end of the chain: sends the canonical request to the upstream and yields its answer as canonical events. */
@@ -66,7 +71,8 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     let response: UpstreamResponse;
     try {
       const isolation = options.isolationFields?.(exchange);
-      response = await pool.post('/chat/completions', upstreamBody(request, options, isolation, plan), {
+      const priority = exchange.batchLine !== undefined ? options.batchPriority : undefined;
+      response = await pool.post('/chat/completions', upstreamBody(request, options, priority === undefined ? isolation : { ...isolation, priority }, plan), {
         signal: exchange.signal,
         headers,
       });
@@ -133,7 +139,7 @@ const CONTINUATION = { continue_final_message: true, add_generation_prompt: fals
 function upstreamBody(
   request: ChatRequest,
   options: ChatCallOptions,
-  isolation: Readonly<Record<string, unknown>> | undefined,
+  gatewayFields: Readonly<Record<string, unknown>> | undefined,
   plan: AnswerPlan,
 ): string {
   const body: Record<string, unknown> = { model: options.servedModel };
@@ -141,8 +147,9 @@ function upstreamBody(
   for (const field of Object.keys(request))
     if (isChatRequestField(field) && passed.has(field)) body[field] = request[field];
   for (const [field, value] of Object.entries(request.extra_fields ?? {})) if (passed.has(field)) body[field] = value;
-  // After the client's fields: a client cannot pick another organization's cache (or a shared one).
-  if (isolation !== undefined) Object.assign(body, isolation);
+  // After the client's fields: a client cannot pick another organization's cache (or a shared one), nor
+  // a batch line's priority.
+  if (gatewayFields !== undefined) Object.assign(body, gatewayFields);
   const path = options.fields.thinkingPath;
   const thinking = request.gateway?.enable_thinking;
   if (thinking !== undefined && path !== undefined) setPath(body, path, thinking);

@@ -9,6 +9,7 @@ import { consoleTables } from './0005-console.js';
 import { caps } from './0006-caps.js';
 import { payments } from './0007-payments.js';
 import { alerts } from './0008-alerts.js';
+import { batches } from './0009-batches.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-caps': caps,
   '0007-payments': payments,
   '0008-alerts': alerts,
+  '0009-batches': batches,
 };
 
 export const migrations: MigrationProvider = {

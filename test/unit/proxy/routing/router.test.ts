@@ -59,7 +59,7 @@ t.test('GET /v1/models/{id} names the model by the rest of the path, percent-dec
   for (const [url, id] of cases) {
     const match = router.match('GET', url);
     t.ok(match.found && match.route.kind === 'model' && match.route.path === '/v1/models/{id}', url);
-    t.equal(match.found && match.modelId, id, url);
+    t.equal(match.found && match.pathId, id, url);
   }
   t.ok(!router.match('GET', '/v1/models/').found, 'no id: no such endpoint');
   const post = router.match('POST', '/v1/models/qwen3-8b');

@@ -206,47 +206,51 @@ export class Ledger {
   /**
    * Writes the 'held' rows of the holds the balances cover, adds their debits to `moves` and returns,
    * per hold, whether it was taken. A hold is taken while its balance, as the settlements and the
-   * holds before it left it, is above zero: each row carries what those take from the balance
-   * (`ahead`; the settlements' money is not written yet), and is taken if the balance is above it.
+   * holds taken before it left it, is above zero (a batch line's: while it covers the hold whole): each
+   * row carries what those take from the balance (`ahead`; the money is not written yet), and is taken
+   * if the balance is above it. In one statement a hold is taken only if the ones before it were, so a
+   * hold that follows a batch line's hold of its organization (which may be refused while it is taken)
+   * goes to the next statement, which knows what was taken.
    */
   async #takeHolds(sql: SqlRunner, holds: readonly Hold[], moves: MoneyMoves): Promise<boolean[]> {
-    // Per organization: the sum of its holds so far, and the highest such sum (a hold is taken only
-    // if every one before it was: after a refusal the balance stays where it is, at zero or below).
-    const sums = new Map<string, { sum: number; peak: number }>();
-    const cells: unknown[] = [];
-    for (const hold of holds) {
-      let org = sums.get(hold.orgId);
-      if (org === undefined) sums.set(hold.orgId, (org = { sum: 0, peak: 0 }));
-      org.peak = Math.max(org.peak, org.sum);
-      // Taken while `ahead < balance`; a batch line's while `ahead + hold ≤ balance`, the same test on ahead + hold − 1.
-      const whole = hold.batchId !== undefined && hold.holdMicros > 0 ? hold.holdMicros - 1 : 0;
-      const ahead = checkedSum(org.peak + whole - moves.balanceOf(hold.orgId));
-      cells.push(
-        hold.id,
-        hold.orgId,
-        hold.keyId,
-        hold.dialect,
-        hold.holdMicros,
-        ahead,
-        hold.createdAt,
-        this.#nodeId,
-        hold.model ?? null,
-        hold.batchId ?? null,
-      );
-      org.sum = checkedSum(org.sum + hold.holdMicros);
+    const taken: boolean[] = [];
+    for (let from = 0; from < holds.length;) {
+      // Per organization: the sum of its holds so far in this statement; and the ones with a batch line's hold in it.
+      const sums = new Map<string, number>();
+      const afterBatchLine = new Set<string>();
+      const cells: unknown[] = [];
+      let to = from;
+      while (to < holds.length && to - from < MAX_BATCH_ROWS && !afterBatchLine.has(holds[to]!.orgId)) {
+        const hold = holds[to++]!;
+        const sum = sums.get(hold.orgId) ?? 0;
+        // Taken while `ahead < balance`; a batch line's while `ahead + hold ≤ balance`, the same test on ahead + hold − 1.
+        const whole = hold.batchId !== undefined && hold.holdMicros > 0 ? hold.holdMicros - 1 : 0;
+        const ahead = checkedSum(sum + whole - moves.balanceOf(hold.orgId));
+        cells.push(
+          hold.id,
+          hold.orgId,
+          hold.keyId,
+          hold.dialect,
+          hold.holdMicros,
+          ahead,
+          hold.createdAt,
+          this.#nodeId,
+          hold.model ?? null,
+          hold.batchId ?? null,
+        );
+        sums.set(hold.orgId, checkedSum(sum + hold.holdMicros));
+        if (hold.batchId !== undefined) afterBatchLine.add(hold.orgId);
+      }
+      const { rows } = await sql.run<{ id: string }>(this.#sql.insertHolds.bind(cells, 0, to - from));
+      const ids = new Set(rows.map((row) => row.id));
+      for (const hold of holds.slice(from, to)) {
+        const isTaken = ids.has(hold.id);
+        if (isTaken) moves.add(hold.orgId, -hold.holdMicros, 0);
+        taken.push(isTaken);
+      }
+      from = to;
     }
-    const taken = new Set<string>();
-    for (let from = 0; from < holds.length; from += MAX_BATCH_ROWS) {
-      const count = Math.min(MAX_BATCH_ROWS, holds.length - from);
-      const { rows } = await sql.run<{ id: string }>(this.#sql.insertHolds.bind(cells, from, count));
-      for (const row of rows) taken.add(row.id);
-    }
-    // A refused batch line's hold may be followed by a live one that is taken (it needs less of the balance).
-    return holds.map((hold) => {
-      if (!taken.has(hold.id)) return false;
-      moves.add(hold.orgId, -hold.holdMicros, 0);
-      return true;
-    });
+    return taken;
   }
 
   /** Taken, or refused with the balance the hold saw: its organization's now, every hold before it paid. */

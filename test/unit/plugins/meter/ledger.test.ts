@@ -103,6 +103,7 @@ t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed 
   const context = {
     config: {
       pricing: DEFAULT_PRICES,
+      batch: { discount_percent: 50 },
     } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;
@@ -288,6 +289,43 @@ t.test('a write the database refuses fails alone; the rest of its turn commits',
   t.match(await row(newcomer.id), { state: 'held' });
   t.equal(await balanceOf(fine), 1_000 - 10 - 100);
 });
+
+t.test("a batch line's hold is taken only if the balance covers it whole", async (t) => {
+  const batchOrg = await newOrg('batch-whole', 1_000);
+  const line = (holdMicros: number): Hold => ({ ...newHold(holdMicros), orgId: batchOrg, batchId: 'batch_1' });
+  t.same(await ledger.hold(line(1_001)), { taken: false, balanceMicros: 1_000 }, 'one micro-credit short');
+  t.same(await ledger.hold(line(1_000)), { taken: true }, 'exactly the balance');
+  t.equal(await balanceOf(batchOrg), 0);
+  const [first, second] = [line(400), line(600)];
+  await store.orgs.addCredits(batchOrg, 999);
+  t.same(
+    await Promise.all([ledger.hold(first!), ledger.hold(second!)]),
+    [{ taken: true }, { taken: false, balanceMicros: 599 }],
+    'in one turn: the second fits only what the first left (ahead + hold ≤ balance)',
+  );
+  t.match(await row(first!.id), { state: 'held', batch_id: 'batch_1' }, 'the row names its batch');
+});
+
+t.test(
+  'regression: a live hold after a refused batch hold in the same commit is still taken (the taken holds were matched by count per organization, marking the batch hold taken)',
+  async (t) => {
+    const mixed = await newOrg('mixed', 500);
+    const batchLine = { ...newHold(1_000), orgId: mixed, batchId: 'batch_2' };
+    const live = { ...newHold(100), orgId: mixed };
+    t.same(
+      await Promise.all([ledger.hold(batchLine), ledger.hold(live)]),
+      [{ taken: false, balanceMicros: 400 }, { taken: true }],
+      'the batch hold does not fit 500; the live one needs only a balance above zero',
+    );
+    t.equal(await balanceOf(mixed), 400);
+    const rows = await store.db.selectFrom('usage').select('id').where('org_id', '=', mixed).execute();
+    t.same(
+      rows.map((written) => written.id),
+      [live.id],
+      'a held row for the live hold only',
+    );
+  },
+);
 
 t.test(
   "the writes of one turn cost a statement per kind of row, one for the keys' spend and one for the money, not some per request",

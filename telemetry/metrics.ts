@@ -68,7 +68,7 @@ export interface ScrapeSources {
 
 /** The batch worker's series (batch/worker.ts). */
 export interface BatchMetrics {
-  /** Lines that ended a run, by outcome (succeeded, errored, canceled, deferred by the batch pool's limit, lost_claim). */
+  /** Lines that ended a run, by outcome (succeeded, errored, deferred by the batch pool's limit, lost_claim). */
   readonly lines: Counter<'outcome'>;
   /** Lines this node runs now. */
   readonly linesRunning: Gauge;
@@ -174,7 +174,7 @@ export class GatewayMetrics {
     this.batch = {
       lines: new Counter({
         name: 'gateway_batch_lines_total',
-        help: 'Batch lines that ended a run on this node, by outcome: succeeded, errored, canceled, deferred (the batch pool said wait; the line goes back to the queue), lost_claim (its claim ran out first).',
+        help: 'Batch lines that ended a run on this node, by outcome: succeeded, errored, deferred (the batch pool said wait; the line goes back to the queue), lost_claim (its claim ran out before its result was kept).',
         labelNames: ['outcome'],
         registers,
       }),

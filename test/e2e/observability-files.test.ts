@@ -1,7 +1,7 @@
 // The Grafana dashboard (docs/grafana-dashboard.json) and the alert rules (docs/alerts.yml) an operator
 // imports: well formed, showing every metric of the catalogue, and naming only metrics a gateway exports:
 // after a workload that gives each one a sample (successes and streams in every dialect, a 400, a 429, a
-// 402, a search, a count_tokens call, upstream failures and a wait for an upstream connection), every
+// 402, a search, a count_tokens call, upstream failures, a wait for an upstream connection, a batch), every
 // metric their queries name has a sample line on /metrics.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -264,6 +264,26 @@ t.test('every metric the dashboard and the alerts name has a sample on /metrics 
   stalled.abort();
   await reader.read().catch(() => undefined);
   await waiting;
+
+  // A batch of one line (issue #29): its line's run and the batch's end.
+  const form = new FormData();
+  form.append('purpose', 'batch');
+  const line = { custom_id: 'one', method: 'POST', url: PATHS.chat, body: requestBody('chat', false) };
+  form.append('file', new Blob([`${JSON.stringify(line)}\n`]), 'batch.jsonl');
+  const headers = { authorization: `Bearer ${roomy}` };
+  const file = (await (
+    await fetch(`${stack.gateway.url}/v1/files`, { method: 'POST', headers, body: form })
+  ).json()) as {
+    id: string;
+  };
+  const batch = (await (
+    await fetch(`${stack.gateway.url}/v1/batches`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: file.id, endpoint: PATHS.chat, completion_window: '24h' }),
+    })
+  ).json()) as { id: string };
+  await stack.logged((entry) => entry.msg === 'batch ended' && entry.batchId === batch.id);
 
   for (const id of ids) await requestLine(stack, id);
   const text = await scrape();

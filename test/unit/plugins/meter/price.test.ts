@@ -112,3 +112,65 @@ t.test('usage with missing or malformed counts bills them as zero, never throws'
 t.test('without usage, the bill is the input estimate and the output estimate, with the searches', async (t) => {
   t.same(billedFromEstimate(120, 11, 1), { ...NO_USAGE, input: 120, output: 11, searches: 1 });
 });
+
+// The batch price (issue #29): the list price less a whole-percentage discount, exact, rounded up once.
+const listed = {
+  input_per_mtok: 0.3,
+  output_per_mtok: 1.7,
+  cache_write_5m_multiplier: 1.25,
+  cache_write_1h_multiplier: 2,
+  cache_read_multiplier: 0.1,
+  search_per_1000: 10,
+};
+/** The prices of `listed` in millionths of a micro-credit, per token (per search), written out by hand. */
+const LISTED_MILLIONTHS = {
+  input: 300_000n,
+  output: 1_700_000n,
+  cacheRead: 30_000n,
+  cacheWrite5m: 375_000n,
+  cacheWrite1h: 600_000n,
+  searches: 10_000_000_000n,
+};
+/** The reference: the exact list cost in BigInt, times (100 − discount)%, rounded up once. */
+const referenceCost = (usage: BilledUsage, discountPercent: number): number => {
+  let exact = 0n;
+  for (const kind of Object.keys(LISTED_MILLIONTHS) as (keyof BilledUsage)[])
+    exact += BigInt(usage[kind]) * LISTED_MILLIONTHS[kind];
+  const denominator = 100n * 1_000_000n;
+  return Number((exact * BigInt(100 - discountPercent) + denominator - 1n) / denominator);
+};
+const usages: BilledUsage[] = [
+  { ...NO_USAGE, input: 1 },
+  { ...NO_USAGE, input: 7, output: 3 },
+  { ...NO_USAGE, input: 333, output: 77, cacheRead: 1001, cacheWrite5m: 13, cacheWrite1h: 9, searches: 3 },
+  { ...NO_USAGE, input: 999_999, output: 123_457, cacheRead: 1 },
+  { ...NO_USAGE, cacheRead: 17 },
+];
+
+t.test('a 50% discount costs half the exact list price, rounded up once (not the list cost halved)', async (t) => {
+  const batch = new Pricer(listed, 50);
+  for (const usage of usages) t.equal(batch.cost(usage), referenceCost(usage, 50), JSON.stringify(usage));
+  // 7 × 0.3 + 3 × 1.7 = 7.2 micro-credits: 8 at the list price, 3.6 → 4 at half, not 8 / 2.
+  t.equal(new Pricer(listed).cost({ ...NO_USAGE, input: 7, output: 3 }), 8);
+  t.equal(batch.cost({ ...NO_USAGE, input: 7, output: 3 }), 4);
+  // 1 token at 0.15: any fraction of a micro-credit is one.
+  t.equal(batch.cost({ ...NO_USAGE, input: 1 }), 1);
+});
+
+t.test('a 0% discount is the list price', async (t) => {
+  const none = new Pricer(listed, 0);
+  for (const usage of usages) {
+    t.equal(none.cost(usage), new Pricer(listed).cost(usage));
+    t.equal(none.cost(usage), referenceCost(usage, 0));
+  }
+});
+
+t.test('a 100% discount costs nothing', async (t) => {
+  const all = new Pricer(listed, 100);
+  for (const usage of usages) t.equal(all.cost(usage), 0);
+});
+
+t.test('a discount that is not a whole percentage from 0 to 100 throws a RangeError', async (t) => {
+  for (const discount of [-1, 101, 12.5, Number.NaN, Number.POSITIVE_INFINITY])
+    t.throws(() => new Pricer(listed, discount), RangeError, String(discount));
+});

@@ -53,8 +53,12 @@ export class JsonlSplitter {
   #hold(part: Buffer): void {
     this.#pending.push(part);
     this.#pendingBytes += part.length;
-    if (this.#pendingBytes > this.#maxLineBytes)
-      throw new RangeError(`line ${this.#number + 1} is longer than ${this.#maxLineBytes} bytes`);
+    // One byte more may be the `\r` of a `\r\n`, which is no line's: #take checks the line without it.
+    if (this.#pendingBytes > this.#maxLineBytes + 1) throw this.#tooLong(this.#number + 1);
+  }
+
+  #tooLong(number: number): RangeError {
+    return new RangeError(`line ${number} is longer than ${this.#maxLineBytes} bytes`);
   }
 
   /** The line held so far, or undefined for a blank one. */
@@ -64,6 +68,7 @@ export class JsonlSplitter {
     this.#pending = [];
     this.#pendingBytes = 0;
     if (line.at(-1) === CR) line = line.subarray(0, -1);
+    if (line.length > this.#maxLineBytes) throw this.#tooLong(this.#number);
     if (line.toString('latin1').trim() === '') return undefined;
     return { number: this.#number, offset: this.#lineStart, length: line.length, text: line.toString('utf8') };
   }

@@ -172,11 +172,16 @@ export async function listMessageBatches(context: BatchContext, exchange: Exchan
       'before_id is not supported here: page with after_id.',
       'before_id',
     );
-  const batches = await context.store.batches.list(callerOf(exchange).orgId, 'anthropic', {
-    limit,
-    order: 'desc',
-    after: query.get('after_id') ?? undefined,
-  });
+  const { orgId } = callerOf(exchange);
+  const after = query.get('after_id') ?? undefined;
+  // A cursor that names no batch (deleted since, or never one) would list from the newest again.
+  if (after !== undefined && (await context.store.batches.get(orgId, 'anthropic', after)) === undefined)
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `after_id names no message batch of yours: ${printable(after)}.`,
+      'after_id',
+    );
+  const batches = await context.store.batches.list(orgId, 'anthropic', { limit, order: 'desc', after });
   const page = batches.slice(0, limit);
   const data = await Promise.all(page.map((batch) => objectOf(context, exchange, batch)));
   door.sendJson(200, exchange.responseHeaders, {

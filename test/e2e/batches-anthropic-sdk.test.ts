@@ -89,7 +89,7 @@ t.before(async () => {
   sim = await startSim();
   gate = await startGate(`${sim.url}/v1`);
   stack = await startStack({
-    yaml: `batch:\n  concurrency: 1\n${CHAIN}`,
+    yaml: `batch:\n  concurrency: 1\n  max_lines: 5\n${CHAIN}`,
     env: await freshStoreEnvironment(),
     upstreamUrls: [gate.url],
     now: clock.now,
@@ -361,5 +361,44 @@ t.test('bad input is refused with a 400 that names the field, and no batch is ma
     invalid(/requests\[0\]\.params\.model: this gateway serves no model 'claude-9'/),
   );
   t.match(await refusal(sdk.messages.batches.create({ requests: [] })), invalid(/requests must be an array/));
+  t.match(
+    await refusal(sdk.messages.batches.create({ requests: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ask(id)) })),
+    invalid(/requests must be an array of 1 to 5 requests/),
+  );
   t.same((await sdk.messages.batches.list()).data, [], 'no batch was made');
 });
+
+t.test('an after_id that names no batch of the caller is a 400, not the list from the newest again', async (t) => {
+  const sdk = await sdkFor('pager', 1);
+  const batch = await sdk.messages.batches.create({ requests: [ask('p')] });
+  await ended(batch.id);
+  await sdk.messages.batches.delete(batch.id);
+  const invalid = { status: 400, error: { error: { type: 'invalid_request_error', message: /after_id/ } } };
+  t.match(await refusal(sdk.messages.batches.list({ after_id: batch.id })), invalid, 'a deleted batch');
+  const mine = await client.messages.batches.list({ limit: 1 });
+  t.match(await refusal(sdk.messages.batches.list({ after_id: mine.data[0]!.id })), invalid, "another's batch");
+});
+
+t.test(
+  'requests not started within the 24 hours end expired, billed nothing; the one running ends and the batch ends',
+  async (t) => {
+    gate.shut();
+    const batch = await client.messages.batches.create({ requests: [ask('e0'), ask('e1'), ask('e2')] });
+    await gate.held(1);
+    clock.advance(DAY_MS);
+    gate.open();
+    await ended(batch.id);
+    const done = await client.messages.batches.retrieve(batch.id);
+    t.equal(done.processing_status, 'ended');
+    t.same(done.request_counts, { processing: 0, succeeded: 1, errored: 0, canceled: 0, expired: 2 });
+    t.same(
+      (await resultsOf(client, batch.id)).map((result) => [result.custom_id, result.result.type]),
+      [
+        ['e0', 'succeeded'],
+        ['e1', 'expired'],
+        ['e2', 'expired'],
+      ],
+    );
+    t.equal((await ledgerRows(batch.id)).length, 1, 'a ledger row for the request that ran only');
+  },
+);

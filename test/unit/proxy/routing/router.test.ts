@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Router } from '../../../../proxy/routing/router.js';
 import type { Dialect, ErrorRenderer } from '../../../../core/dialect.js';
-import type { ApiFamily, DialectRoute } from '../../../../core/route.js';
+import type { ApiFamily, DialectRoute, ResourceRoute } from '../../../../core/route.js';
 
 /** A dialect with its routes and an error shape that names it ('chat' for responses: its errors are chat's, spec §7). */
 const dialect = (name: string, family: ApiFamily, routes: DialectRoute[], shape = name): Dialect =>
@@ -88,4 +88,57 @@ t.test('the router names no dialect: a route a dialect declares is served, with 
   const under = withIt.match('GET', '/v1/embeddings/x');
   t.ok(!under.found && errorShape(under.errors) === 'embeddings', 'an unknown path under it too');
   t.notOk(withIt.match('POST', '/v1/messages').found, 'a dialect not given serves nothing');
+});
+
+/** Routes of an API served beside the generations (the batch APIs), with `{id}` segments. */
+const resources: ResourceRoute[] = [
+  { method: 'POST', path: '/v1/files', operation: 'files.create', family: 'openai' },
+  { method: 'GET', path: '/v1/files/{id}', operation: 'files.retrieve', family: 'openai' },
+  { method: 'DELETE', path: '/v1/files/{id}', operation: 'files.delete', family: 'openai' },
+  { method: 'GET', path: '/v1/files/{id}/content', operation: 'files.content', family: 'openai' },
+  { method: 'GET', path: '/v1/messages/batches/{id}/results', operation: 'results', family: 'anthropic' },
+];
+const withResources = new Router([chat, messages, responses], chat, resources);
+
+t.test('a resource route with {id} matches one segment and gives it as pathId', async (t) => {
+  const content = withResources.match('GET', '/v1/files/abc/content?x=1');
+  t.ok(content.found && content.route.kind === 'resource' && content.route.operation === 'files.content');
+  t.equal(content.found && content.pathId, 'abc');
+  const retrieve = withResources.match('GET', '/v1/files/abc');
+  t.ok(retrieve.found && retrieve.route.operation === 'files.retrieve' && retrieve.pathId === 'abc');
+  const create = withResources.match('POST', '/v1/files');
+  t.ok(create.found && create.route.operation === 'files.create' && create.pathId === '', 'a path without {id}');
+  t.notOk(withResources.match('GET', '/v1/files/abc/content/more').found, 'not more segments');
+});
+
+t.test('a resource path with the wrong method is told apart from an unknown path', async (t) => {
+  const wrong = withResources.match('POST', '/v1/files/abc');
+  t.ok(!wrong.found && wrong.reason === 'method');
+  t.ok(withResources.match('DELETE', '/v1/files/abc').found, 'the same pattern, another method');
+  const unknown = withResources.match('GET', '/v1/files/abc/other');
+  t.ok(!unknown.found && unknown.reason === 'path');
+});
+
+t.test('an empty {id} segment matches no resource route', async (t) => {
+  for (const url of ['/v1/files//content', '/v1/files/']) {
+    const match = withResources.match('GET', url);
+    t.ok(!match.found && match.reason === 'path', url);
+  }
+});
+
+t.test('a percent-encoded {id} is decoded; a malformed escape is left as sent', async (t) => {
+  const encoded = withResources.match('GET', '/v1/files/file%2Dabc%20x/content');
+  t.equal(encoded.found && encoded.pathId, 'file-abc x');
+  const malformed = withResources.match('GET', '/v1/files/bad%E0%A4%A/content');
+  t.equal(malformed.found && malformed.pathId, 'bad%E0%A4%A');
+});
+
+t.test("a resource route's errors are its family's dialect's, found or not", async (t) => {
+  const files = withResources.match('GET', '/v1/files/abc/content');
+  t.equal(files.found && errorShape(files.route.errors), 'chat');
+  const results = withResources.match('GET', '/v1/messages/batches/msgbatch_1/results');
+  t.ok(results.found && results.route.dialect === messages && results.pathId === 'msgbatch_1');
+  t.equal(results.found && errorShape(results.route.errors), 'messages');
+  const wrongMethod = withResources.match('POST', '/v1/messages/batches/msgbatch_1/results');
+  t.ok(!wrongMethod.found && errorShape(wrongMethod.errors) === 'messages', 'a wrong method in the same shape');
 });

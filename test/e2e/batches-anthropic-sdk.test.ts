@@ -279,6 +279,21 @@ t.test(
   },
 );
 
+t.test('canceling a batch that has ended changes nothing: it is answered as it is', async (t) => {
+  const batch = await client.messages.batches.create({ requests: [ask('late')] });
+  await ended(batch.id);
+  const done = await client.messages.batches.retrieve(batch.id);
+  t.same(await client.messages.batches.cancel(batch.id), done);
+  t.equal(done.cancel_initiated_at, null);
+});
+
+t.test('a request that asks for a stream is answered whole: its result is a Message', async (t) => {
+  const batch = await client.messages.batches.create({ requests: [ask('streamed', { stream: true })] });
+  await ended(batch.id);
+  const [only] = await resultsOf(client, batch.id);
+  t.match(only, { custom_id: 'streamed', result: { type: 'succeeded', message: { type: 'message' } } });
+});
+
 t.test('delete is refused with a 400 while the batch is processing; once it has ended, it is deleted', async (t) => {
   gate.shut();
   const batch = await client.messages.batches.create({ requests: [ask('d')] });

@@ -377,6 +377,18 @@ t.test('bad input is refused with a 400 that names the field, and no batch is ma
   );
   t.match(await refusal(sdk.messages.batches.create({ requests: [] })), invalid(/requests must be an array/));
   t.match(
+    await refusal(sdk.messages.batches.create({ requests: [{ custom_id: 'no-params' } as BatchRequest] })),
+    invalid(/requests\[0\]\.params must be an object/),
+  );
+  t.match(await refusal(sdk.messages.batches.list({ limit: 0 })), invalid(/limit must be an integer from 1 to 1000/));
+  const notJson = await fetch(`${stack.gateway.url}/v1/messages/batches`, {
+    method: 'POST',
+    headers: { 'x-api-key': sdk.apiKey!, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: '{"requests": [',
+  });
+  t.equal(notJson.status, 400, 'a body that is not JSON');
+  t.match(await notJson.json(), { type: 'error', error: { type: 'invalid_request_error' } });
+  t.match(
     await refusal(sdk.messages.batches.create({ requests: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ask(id)) })),
     invalid(/requests must be an array of 1 to 5 requests/),
   );

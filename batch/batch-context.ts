@@ -2,6 +2,7 @@
 // (is a model served, which route runs an endpoint, where the gateway is reached) and of its worker.
 import type { BatchConfig } from '../config/types.js';
 import { GatewayError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import type { Exchange } from '../core/exchange.js';
 import type { Route } from '../core/route.js';
 import type { Store } from '../store/store.js';
@@ -41,6 +42,11 @@ export function limitOf(query: URLSearchParams, name: string, fallback: number, 
   if (!Number.isInteger(limit) || limit < 1 || limit > max)
     throw new GatewayError('GW_ERR_REQUEST_INVALID', `${name} must be an integer from 1 to ${max}.`, name);
   return limit;
+}
+
+/** A list's cursor that names none of the caller's records (a list would otherwise start over from the newest). */
+export function unknownCursor(param: string, value: string): GatewayError {
+  return new GatewayError('GW_ERR_REQUEST_INVALID', `${param} names none of yours: ${printable(value)}.`, param);
 }
 
 /** Unix ms as Unix seconds (OpenAI's times), null kept. */

@@ -24,7 +24,8 @@ export interface BatchServiceParts {
   runtime: () => ExchangeRuntime;
   router: Router;
   servesModel: (model: string) => boolean;
-  upstreamIdle: () => boolean;
+  upstreamFree: () => boolean;
+  upstreamCalls: () => number;
   wire: WireProfile;
   log: Logger;
   metrics: BatchMetrics | undefined;
@@ -54,7 +55,8 @@ export async function batchService(parts: BatchServiceParts): Promise<BatchServi
       runtime: parts.runtime,
       routeOf,
       wire: parts.wire,
-      upstreamIdle: parts.upstreamIdle,
+      upstreamFree: parts.upstreamFree,
+      upstreamCalls: parts.upstreamCalls,
       log: parts.log,
       metrics: parts.metrics,
       now,

@@ -13,7 +13,7 @@ import type { Door } from '../proxy/exchange/run.js';
 import type { FileRecord } from '../store/batch-files.js';
 import type { FilePurpose } from '../store/batch-schema.js';
 import { newId } from '../store/ids.js';
-import { callerOf, limitOf, queryOf, seconds, type BatchContext } from './batch-context.js';
+import { callerOf, limitOf, queryOf, seconds, unknownCursor, type BatchContext } from './batch-context.js';
 import { checkOpenAiLine, type LineChecks } from './input-line.js';
 import { JsonlSplitter } from './jsonl-lines.js';
 import { fileObjectKey } from './storage-keys.js';
@@ -129,11 +129,13 @@ export async function listFiles(context: BatchContext, exchange: Exchange, door:
   const purpose = query.get('purpose');
   if (purpose !== null && purpose !== 'batch' && purpose !== 'batch_output')
     throw new GatewayError('GW_ERR_REQUEST_INVALID', "purpose must be 'batch' or 'batch_output'.", 'purpose');
+  const after = query.get('after') ?? undefined;
   const files = await context.store.batchFiles.list(
     callerOf(exchange).orgId,
-    { limit, order, after: query.get('after') ?? undefined },
+    { limit, order, after },
     (purpose ?? undefined) as FilePurpose | undefined,
   );
+  if (files === undefined) throw unknownCursor('after', after!);
   const page = files.slice(0, limit);
   door.sendJson(200, exchange.responseHeaders, {
     object: 'list',

@@ -11,7 +11,7 @@ import type { LiveExchange } from '../proxy/exchange/exchange.js';
 import type { Door } from '../proxy/exchange/run.js';
 import { ENDED, type BatchRecord, type LineCounts, type NewLine } from '../store/batches.js';
 import { newId } from '../store/ids.js';
-import { callerOf, limitOf, queryOf, type BatchContext } from './batch-context.js';
+import { callerOf, limitOf, queryOf, unknownCursor, type BatchContext } from './batch-context.js';
 import { checkAnthropicRequest, type LineChecks } from './input-line.js';
 import { COMPLETION_WINDOW_MS } from './openai-batches.js';
 import { deleteBatch } from './retention.js';
@@ -170,14 +170,8 @@ export async function listMessageBatches(context: BatchContext, exchange: Exchan
     );
   const { orgId } = callerOf(exchange);
   const after = query.get('after_id') ?? undefined;
-  // A cursor that names no batch (deleted since, or never one) would list from the newest again.
-  if (after !== undefined && (await context.store.batches.get(orgId, 'anthropic', after)) === undefined)
-    throw new GatewayError(
-      'GW_ERR_REQUEST_INVALID',
-      `after_id names no message batch of yours: ${printable(after)}.`,
-      'after_id',
-    );
   const batches = await context.store.batches.list(orgId, 'anthropic', { limit, order: 'desc', after });
+  if (batches === undefined) throw unknownCursor('after_id', after!);
   const page = batches.slice(0, limit);
   const data = await Promise.all(page.map((batch) => objectOf(context, exchange, batch)));
   door.sendJson(200, exchange.responseHeaders, {

@@ -10,7 +10,7 @@ import type { LiveExchange } from '../proxy/exchange/exchange.js';
 import type { Door } from '../proxy/exchange/run.js';
 import type { BatchRecord, LineCounts, NewLine } from '../store/batches.js';
 import { newId } from '../store/ids.js';
-import { callerOf, limitOf, queryOf, seconds, type BatchContext } from './batch-context.js';
+import { callerOf, limitOf, queryOf, seconds, unknownCursor, type BatchContext } from './batch-context.js';
 import { checkOpenAiLine, OPENAI_BATCH_ENDPOINTS, type LineChecks } from './input-line.js';
 import { jsonlLines } from './jsonl-lines.js';
 import { fileObjectKey } from './storage-keys.js';
@@ -152,11 +152,9 @@ export async function cancelBatch(context: BatchContext, exchange: Exchange, doo
 export async function listBatches(context: BatchContext, exchange: Exchange, door: Door): Promise<void> {
   const query = queryOf(exchange);
   const limit = limitOf(query, 'limit', 20, 100);
-  const batches = await context.store.batches.list(callerOf(exchange).orgId, 'openai', {
-    limit,
-    order: 'desc',
-    after: query.get('after') ?? undefined,
-  });
+  const after = query.get('after') ?? undefined;
+  const batches = await context.store.batches.list(callerOf(exchange).orgId, 'openai', { limit, order: 'desc', after });
+  if (batches === undefined) throw unknownCursor('after', after!);
   const page = batches.slice(0, limit);
   const data = await Promise.all(
     page.map(async (batch) => batchObject(batch, await context.store.batches.counts(batch.id))),

@@ -3,9 +3,10 @@
 // node of a fleet runs one, over the shared store: a line is run by the node holding its claim, a claim is
 // renewed while its line runs, and a node killed mid-line loses its claims when they run out (`lease_ms`),
 // so another node takes the line up as a new attempt, billed only if no earlier attempt was (batch-lines.ts).
-// Lines are low priority by construction: a node starts one only while none of its `concurrency` slots is
-// taken and no live request waits for an upstream connection (`upstreamIdle`), and a line's pool of rate
-// limits is its organization's batch pool (plugins/ratelimit). A cancel ends the lines not started at once
+// Lines are low priority by construction: a node runs up to `concurrency` lines while it serves no live
+// request and one while it does, starts one only while each upstream replica has a free connection (so no
+// live request waits in the pool's queue behind it), and a line's pool of rate limits is its organization's
+// batch pool (plugins/ratelimit). A cancel ends the lines not started at once
 // (store/batches.ts); every node sees it at its next tick and starts no more of them.
 import type { Logger } from 'pino';
 import type { WireProfile } from '../core/dialect.js';
@@ -40,8 +41,10 @@ export interface BatchWorkerParts {
   routeOf: (endpoint: string) => Route | undefined;
   /** The wire profile of a batch's lines. */
   wire: WireProfile;
-  /** Whether no live request waits for an upstream connection: only then does a line start. */
-  upstreamIdle: () => boolean;
+  /** Whether each upstream replica has a free connection: only then does a line start. */
+  upstreamFree: () => boolean;
+  /** Upstream calls under way on this node, batch lines' included. */
+  upstreamCalls: () => number;
   log: Logger;
   metrics: BatchMetrics | undefined;
   now: () => number;
@@ -158,9 +161,18 @@ export class BatchWorker {
     if (counts.queued === 0 && counts.running === 0) await this.#finalize(batch, now);
   }
 
+  /**
+   * The lines this node may run now: `concurrency` while it serves no live request, one while it does (batch
+   * work yields to live traffic, and still moves on).
+   */
+  #budget(): number {
+    const live = this.#parts.upstreamCalls() - this.#running.size;
+    return live > 0 ? 1 : this.#options.concurrency;
+  }
+
   async #claim(batch: BatchRecord, now: number): Promise<void> {
-    const free = this.#options.concurrency - this.#running.size;
-    if (free <= 0 || this.#stopped || (this.#pausedUntil.get(batch.id) ?? 0) > now || !this.#parts.upstreamIdle())
+    const free = this.#budget() - this.#running.size;
+    if (free <= 0 || this.#stopped || (this.#pausedUntil.get(batch.id) ?? 0) > now || !this.#parts.upstreamFree())
       return;
     const lines = await this.#parts.store.batchLines.claim(
       batch.id,

@@ -286,7 +286,8 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
           router,
           servesModel: (model) => model === config.model.id || config.model.aliases.includes(model),
           // A line starts only while each replica has a free connection: no live request waits behind a line.
-          upstreamIdle: () => pool.replicas.every((replica) => replica.inFlight < upstream.connections),
+          upstreamFree: () => pool.replicas.every((replica) => replica.inFlight < upstream.connections),
+          upstreamCalls: () => pool.replicas.reduce((calls, replica) => calls + replica.inFlight, 0),
           wire: config.wire === 'auto' ? 'openai' : config.wire,
           log,
           metrics: metrics?.batch,

@@ -53,24 +53,27 @@ export class BatchFiles {
     return row && recordOf(row);
   }
 
-  /** A page of the organization's files, of one purpose or all; one more than `limit` says whether more follow. */
-  async list(orgId: string, page: PageQuery, purpose?: FilePurpose): Promise<FileRecord[]> {
+  /**
+   * A page of the organization's files, of one purpose or all; one more than `limit` says whether more follow.
+   * Undefined when `after` names none of its files (a cursor from elsewhere, or a file deleted since).
+   */
+  async list(orgId: string, page: PageQuery, purpose?: FilePurpose): Promise<FileRecord[] | undefined> {
     let query = this.#db.selectFrom('batch_files').selectAll().where('org_id', '=', orgId);
     if (purpose !== undefined) query = query.where('purpose', '=', purpose);
     if (page.after !== undefined) {
       const after = await this.get(orgId, page.after);
-      if (after !== undefined)
-        query = query.where((eb) =>
-          page.order === 'desc'
-            ? eb.or([
-                eb('created_at', '<', after.createdAt),
-                eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-              ])
-            : eb.or([
-                eb('created_at', '>', after.createdAt),
-                eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-              ]),
-        );
+      if (after === undefined) return undefined;
+      query = query.where((eb) =>
+        page.order === 'desc'
+          ? eb.or([
+              eb('created_at', '<', after.createdAt),
+              eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+            ])
+          : eb.or([
+              eb('created_at', '>', after.createdAt),
+              eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+            ]),
+      );
     }
     const rows = await query
       .orderBy('created_at', page.order)

@@ -109,18 +109,21 @@ export class Batches {
     return row && recordOf(row);
   }
 
-  /** A page of the organization's batches of one API, newest first; one more than `limit` says whether more follow. */
-  async list(orgId: string, api: BatchApi, page: PageQuery): Promise<BatchRecord[]> {
+  /**
+   * A page of the organization's batches of one API, newest first; one more than `limit` says whether more
+   * follow. Undefined when `after` names none of them (a cursor from elsewhere, or a batch deleted since).
+   */
+  async list(orgId: string, api: BatchApi, page: PageQuery): Promise<BatchRecord[] | undefined> {
     let query = this.#db.selectFrom('batches').selectAll().where('org_id', '=', orgId).where('api', '=', api);
     if (page.after !== undefined) {
       const after = await this.get(orgId, api, page.after);
-      if (after !== undefined)
-        query = query.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-          ]),
-        );
+      if (after === undefined) return undefined;
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
     }
     const rows = await query
       .orderBy('created_at', 'desc')

@@ -19,6 +19,7 @@ const batchPrice = new Pricer(pricing, 50);
 let stack: Stack;
 let store: Store;
 let client: OpenAI;
+let acmeId: string;
 
 t.before(async () => {
   stack = await startStack({
@@ -27,6 +28,7 @@ t.before(async () => {
   });
   store = await stack.store();
   const acme = await orgWithKey(store, 'acme', { credits: 100 });
+  acmeId = acme.id;
   client = new OpenAI({ apiKey: acme.key, baseURL: stack.baseURL, maxRetries: 0 });
 });
 t.teardown(() => stack.close());
@@ -276,15 +278,22 @@ t.test('a file over the size or line limit is refused with a 400, and nothing of
 });
 
 t.test('files list newest first and page with after; a deleted file is gone', async (t) => {
-  const first = await upload(client, [chatLine('l1')]);
-  const second = await upload(client, [chatLine('l2')]);
+  const uploaded = [await upload(client, [chatLine('l1')]), await upload(client, [chatLine('l2')])];
+  // Newest first: by the time of upload, to the millisecond, then by id (two uploads may share a millisecond).
+  const records = await Promise.all(uploaded.map(async (file) => (await store.batchFiles.get(acmeId, file.id))!));
+  const [newer, older] = records.sort((a, b) => b.createdAt - a.createdAt || (b.id > a.id ? 1 : -1));
   const page = await client.files.list({ limit: 1 });
-  t.equal(page.data[0]!.id, second.id, 'newest first');
+  t.equal(page.data[0]!.id, newer!.id, 'newest first');
   t.ok(page.has_more);
-  const next = await client.files.list({ limit: 1, after: second.id });
-  t.equal(next.data[0]!.id, first.id);
-  t.same(await client.files.delete(first.id), { id: first.id, object: 'file', deleted: true });
-  t.match(await refusal(client.files.retrieve(first.id)), { status: 404 });
+  const next = await client.files.list({ limit: 1, after: newer!.id });
+  t.equal(next.data[0]!.id, older!.id);
+  t.same(await client.files.delete(older!.id), { id: older!.id, object: 'file', deleted: true });
+  t.match(await refusal(client.files.retrieve(older!.id)), { status: 404 });
+});
+
+t.test("a list cursor that names none of the caller's files or batches is a 400 naming it", async (t) => {
+  t.match(await refusal(client.files.list({ after: 'file_none' })), { status: 400, param: 'after' });
+  t.match(await refusal(client.batches.list({ after: 'batch_none' })), { status: 400, param: 'after' });
 });
 
 t.test(

@@ -120,7 +120,7 @@ export default {
     {
       name: 'batch-is-a-door',
       comment:
-        "batch/ (the batch APIs, their worker and the batch-line door) runs lines through the exchange runner like the other doors: it uses the runtime (proxy/), the store and the contracts, never a plugin or a dialect (they see a line as any request), the admin side or the composition root.",
+        'batch/ (the batch APIs, their worker and the batch-line door) runs lines through the exchange runner like the other doors: it uses the runtime (proxy/), the store and the contracts, never a plugin or a dialect (they see a line as any request), the admin side or the composition root.',
       severity: 'error',
       from: { path: '^batch/' },
       to: { path: '^(plugins|dialects|bin|admin|console|sim)/' },

@@ -72,10 +72,14 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     try {
       const isolation = options.isolationFields?.(exchange);
       const priority = exchange.batchLine !== undefined ? options.batchPriority : undefined;
-      response = await pool.post('/chat/completions', upstreamBody(request, options, priority === undefined ? isolation : { ...isolation, priority }, plan), {
-        signal: exchange.signal,
-        headers,
-      });
+      response = await pool.post(
+        '/chat/completions',
+        upstreamBody(request, options, priority === undefined ? isolation : { ...isolation, priority }, plan),
+        {
+          signal: exchange.signal,
+          headers,
+        },
+      );
     } catch (error) {
       call?.failed(error);
       if (error instanceof GatewayError && error.code === 'GW_ERR_UPSTREAM_OVERLOADED')

@@ -13,7 +13,7 @@ import { ENDED, type BatchRecord, type LineCounts, type NewLine } from '../store
 import { newId } from '../store/ids.js';
 import { callerOf, limitOf, queryOf, unknownCursor, type BatchContext } from './batch-context.js';
 import { checkAnthropicRequest, type LineChecks } from './input-line.js';
-import { COMPLETION_WINDOW_MS } from './openai-batches.js';
+import { newBatch } from './new-batch.js';
 import { deleteBatch } from './retention.js';
 import { anthropicResultLine } from './results.js';
 import { batchInputKey } from './storage-keys.js';
@@ -78,31 +78,10 @@ export async function createMessageBatch(context: BatchContext, exchange: LiveEx
     return Buffer.concat([text, NEWLINE]);
   });
   await context.storage.write(inputObject, Readable.from(encoded));
-  const now = context.now();
-  const batch: BatchRecord = {
-    id,
-    orgId,
-    keyId,
-    api: 'anthropic',
-    endpoint: ENDPOINT,
-    inputFileId: null,
-    inputObject,
-    status: 'in_progress',
-    metadata: null,
-    errors: null,
-    outputFileId: null,
-    errorFileId: null,
-    createdAt: now,
-    expiresAt: now + COMPLETION_WINDOW_MS,
-    inProgressAt: now,
-    finalizingAt: null,
-    completedAt: null,
-    failedAt: null,
-    expiredAt: null,
-    cancellingAt: null,
-    cancelledAt: null,
-    endedAt: null,
-  };
+  const batch = newBatch(
+    { id, orgId, keyId, api: 'anthropic', endpoint: ENDPOINT, inputFileId: null, inputObject, metadata: null },
+    context.now(),
+  );
   await context.store.batches.create(batch, lines);
   context.wake();
   door.sendJson(

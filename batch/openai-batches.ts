@@ -13,10 +13,9 @@ import { newId } from '../store/ids.js';
 import { callerOf, limitOf, queryOf, seconds, unknownCursor, type BatchContext } from './batch-context.js';
 import { checkOpenAiLine, OPENAI_BATCH_ENDPOINTS, type LineChecks } from './input-line.js';
 import { jsonlLines } from './jsonl-lines.js';
+import { newBatch } from './new-batch.js';
 import { fileObjectKey } from './storage-keys.js';
 
-/** The one completion window there is: 24 hours. */
-export const COMPLETION_WINDOW_MS = 86_400_000;
 const MAX_METADATA_KEYS = 16;
 const MAX_METADATA_KEY = 64;
 const MAX_METADATA_VALUE = 512;
@@ -95,31 +94,19 @@ export async function createBatch(context: BatchContext, exchange: LiveExchange,
     const checked = checkOpenAiLine(line.text, line.number, checks, endpoint);
     lines.push({ customId: checked.customId, offset: line.offset, length: line.length });
   }
-  const now = context.now();
-  const batch: BatchRecord = {
-    id: newId('batch'),
-    orgId,
-    keyId,
-    api: 'openai',
-    endpoint,
-    inputFileId: file.id,
-    inputObject,
-    status: 'in_progress',
-    metadata,
-    errors: null,
-    outputFileId: null,
-    errorFileId: null,
-    createdAt: now,
-    expiresAt: now + COMPLETION_WINDOW_MS,
-    inProgressAt: now,
-    finalizingAt: null,
-    completedAt: null,
-    failedAt: null,
-    expiredAt: null,
-    cancellingAt: null,
-    cancelledAt: null,
-    endedAt: null,
-  };
+  const batch = newBatch(
+    {
+      id: newId('batch'),
+      orgId,
+      keyId,
+      api: 'openai',
+      endpoint,
+      inputFileId: file.id,
+      inputObject,
+      metadata,
+    },
+    context.now(),
+  );
   await context.store.batches.create(batch, lines);
   context.wake();
   door.sendJson(200, exchange.responseHeaders, batchObject(batch, await context.store.batches.counts(batch.id)));

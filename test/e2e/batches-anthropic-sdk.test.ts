@@ -3,8 +3,6 @@
 // billed at the batch price in the integer ledger; bad input refused with a 400 that names the field. A gate
 // between the gateway and the sim holds the requests while a test acts on a batch whose request is running.
 import Anthropic from '@anthropic-ai/sdk';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import type { Store } from '../../store/store.js';
 import { batchDb } from '../../store/batch-schema.js';
@@ -13,6 +11,7 @@ import { loadConfig } from '../../config/load.js';
 import { TestClock } from '../helpers/clock.js';
 import { orgWithKey } from '../helpers/org-key.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { startUpstreamGate, type UpstreamGate } from '../helpers/upstream-gate.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
 
@@ -25,73 +24,20 @@ const DAY_MS = 86_400_000;
 type BatchRequest = Anthropic.Messages.BatchCreateParams.Request;
 type BatchResult = Anthropic.Messages.MessageBatchIndividualResponse;
 
-/** A pass-through proxy in front of the sim that, while shut, holds every POST until it is opened. */
-interface Gate {
-  /** Its OpenAI base URL (…/v1), the gateway's upstream. */
-  url: string;
-  shut(): void;
-  /** Lets the held requests through, and the next ones. */
-  open(): void;
-  /** Settles once `count` requests are held. */
-  held(count: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startGate(target: string): Promise<Gate> {
-  const upstream = new URL(target);
-  let shut = false;
-  const holding: Array<() => void> = [];
-  const waiters = new Set<{ count: number; resolve: () => void }>();
-  const notify = (): void => {
-    for (const waiter of waiters) {
-      if (holding.length < waiter.count) continue;
-      waiters.delete(waiter);
-      waiter.resolve();
-    }
-  };
-  const server = createServer((req, res) => {
-    const forward = (): void => {
-      const onward = request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      onward.on('error', () => res.destroy());
-      req.pipe(onward);
-    };
-    if (!shut || req.method !== 'POST') return forward();
-    holding.push(forward);
-    notify();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    shut: () => (shut = true),
-    open() {
-      shut = false;
-      for (const forward of holding.splice(0)) forward();
-    },
-    held: (count) => new Promise((resolve) => (waiters.add({ count, resolve }), notify())),
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
 let stack: Stack;
 let store: Store;
 let client: Anthropic;
-let gate: Gate;
+let gate: UpstreamGate;
 let sim: RunningSim;
 const clock = new TestClock();
 
 t.before(async () => {
   sim = await startSim();
-  gate = await startGate(`${sim.url}/v1`);
+  gate = await startUpstreamGate(sim.url, { shut: false });
   stack = await startStack({
     yaml: `batch:\n  concurrency: 1\n  max_lines: 5\n${CHAIN}`,
     env: await freshStoreEnvironment(),
-    upstreamUrls: [gate.url],
+    upstreamUrls: [`${gate.url}/v1`],
     now: clock.now,
   });
   store = await stack.store();

@@ -50,6 +50,20 @@ export interface BatchWorkerParts {
   now: () => number;
 }
 
+/** Attempts at a line that could not be run (not a line answered with an error) before it ends errored. */
+const MAX_ATTEMPTS = 5;
+
+/** The result body of a line that could not be run MAX_ATTEMPTS times. */
+function cannotRun(attempts: number): Record<string, unknown> {
+  return {
+    error: {
+      type: 'internal_error',
+      code: 'internal_error',
+      message: `The gateway could not run this line (${attempts} attempts); its log says why.`,
+    },
+  };
+}
+
 /** How often retention looks for ended batches and files to delete. */
 const RETENTION_EVERY_MS = 3_600_000;
 
@@ -138,7 +152,11 @@ export class BatchWorker {
       this.#nextRetention = now + RETENTION_EVERY_MS;
       await deleteExpired(this.#parts.store, this.#parts.storage, now, this.#options.retentionMs, this.#parts.log);
     }
-    for (const batch of await this.#parts.store.batches.active()) await this.#advance(batch, now);
+    const active = await this.#parts.store.batches.active();
+    for (const batch of active) await this.#advance(batch, now);
+    // A pause outlives no batch.
+    for (const batchId of this.#pausedUntil.keys())
+      if (!active.some((batch) => batch.id === batchId)) this.#pausedUntil.delete(batchId);
     this.#parts.metrics?.linesRunning.set(this.#running.size);
   }
 
@@ -223,8 +241,17 @@ export class BatchWorker {
         wire: this.#parts.wire,
       });
     } catch (error) {
-      // Its claim runs out and a node takes it up again.
       log.error({ err: error, batchId: batch.id, line: line.lineNo }, 'batch worker: a line could not be run');
+      // Its claim runs out and a node takes it up again; a line that fails every time (its input gone) ends.
+      if (line.attempt < MAX_ATTEMPTS) return;
+      const failed: RanResult = { status_code: 500, request_id: id, body: cannotRun(line.attempt) };
+      await store.batchLines.finish(
+        line,
+        this.owner,
+        { state: 'errored', statusCode: 500, result: JSON.stringify(failed) },
+        this.#parts.now(),
+      );
+      metrics?.lines.inc({ outcome: 'errored' });
       return;
     }
     if (answer.status === 429 && answer.headers['x-should-retry'] !== 'false') {

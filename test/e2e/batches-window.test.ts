@@ -3,6 +3,7 @@
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
 import { startSim } from '../../sim/server.js';
+import { newBatch } from '../../batch/new-batch.js';
 import { batchDb } from '../../store/batch-schema.js';
 import type { Store } from '../../store/store.js';
 import { TestClock } from '../helpers/clock.js';
@@ -124,3 +125,37 @@ t.test(
     for (const body of lines) t.equal(body.priority, 7, 'a line has the batch priority');
   },
 );
+
+t.test('a line that cannot be run five times ends errored, and its batch still ends', async (t) => {
+  const stack = await startStack({
+    yaml: `batch:\n  lease_ms: 100\n  poll_ms: 20\n${CHAIN}`,
+    env: await freshStoreEnvironment(),
+  });
+  t.teardown(() => stack.close());
+  const store = await stack.store();
+  const acme = await orgWithKey(store, 'acme', { credits: 10 });
+  const [key] = await store.keys.list(acme.id);
+  // A batch whose input is not in the storage (lost from a shared mount, say): every attempt at its line fails.
+  const batch = newBatch(
+    {
+      id: 'batch_lost_input',
+      orgId: acme.id,
+      keyId: key!.id,
+      api: 'openai',
+      endpoint: '/v1/chat/completions',
+      inputFileId: 'file_gone',
+      inputObject: 'files/nowhere/file_gone.jsonl',
+      metadata: null,
+    },
+    Date.now(),
+  );
+  await store.batches.create(batch, [{ customId: 'lost', offset: 0, length: 10 }]);
+  await ended(stack, batch.id);
+  const [line] = await store.batchLines.results(batch.id, 0, 1);
+  t.equal(line!.state, 'errored');
+  t.match(JSON.parse(line!.result!), {
+    status_code: 500,
+    body: { error: { message: /could not run this line \(5 attempts\)/ } },
+  });
+  t.equal((await store.batches.get(acme.id, 'openai', batch.id))?.status, 'completed');
+});

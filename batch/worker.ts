@@ -6,8 +6,8 @@
 // Lines are low priority by construction: a node runs up to `concurrency` lines while it serves no live
 // request and one while it does, starts one only while each upstream replica has a free connection (so no
 // live request waits in the pool's queue behind it), and a line's pool of rate limits is its organization's
-// batch pool (plugins/ratelimit). A cancel ends the lines not started at once
-// (store/batches.ts); every node sees it at its next tick and starts no more of them.
+// batch pool (plugins/ratelimit). A cancel ends the lines not started at once (store/batches.ts); every node
+// sees it at its next tick and starts no more of them.
 import type { Logger } from 'pino';
 import type { WireProfile } from '../core/dialect.js';
 import type { Route } from '../core/route.js';
@@ -118,10 +118,6 @@ export class BatchWorker {
     clearTimeout(this.#timer);
     await this.#ticking;
     await Promise.all([...this.#running.values()].map((running) => running.done));
-  }
-
-  get runningLines(): number {
-    return this.#running.size;
   }
 
   #schedule(delayMs: number): void {

@@ -16,14 +16,19 @@ export async function deleteExpired(
   retentionMs: number,
   log: Logger,
 ): Promise<void> {
+  const batchIds: string[] = [];
   for (const batch of await store.batches.endedBefore(now - retentionMs, PER_ROUND)) {
     await deleteBatch(store, storage, batch.orgId, batch.id, [batch.outputFileId, batch.errorFileId]);
-    log.info({ batchId: batch.id, orgId: batch.orgId }, 'batch retention: an ended batch and its results deleted');
+    batchIds.push(batch.id);
   }
+  const fileIds: string[] = [];
   for (const file of await store.batchFiles.expired(now, PER_ROUND)) {
     await storage.delete(fileObjectKey(file.orgId, file.id));
     await store.batchFiles.delete(file.orgId, file.id);
+    fileIds.push(file.id);
   }
+  if (batchIds.length + fileIds.length > 0)
+    log.info({ batchIds, fileIds }, 'batch retention: ended batches and old files deleted');
 }
 
 /** Deletes a batch, its lines, the files it wrote and its stored requests (an Anthropic batch's). */

@@ -32,6 +32,16 @@ async function batchOf(client: OpenAI, count: number): Promise<OpenAI.Batch> {
   return client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
 }
 
+/** The SDK's error for a call the gateway refused. */
+async function refusal(call: Promise<unknown>): Promise<{ status?: number }> {
+  try {
+    await call;
+  } catch (error) {
+    return error as { status?: number };
+  }
+  throw new Error('the call succeeded; a refusal was expected');
+}
+
 const ended = (stack: Stack, batchId: string): Promise<unknown> =>
   stack.logged((entry) => entry.msg === 'batch ended' && entry.batchId === batchId);
 
@@ -74,6 +84,26 @@ t.test('a batch whose window runs out', async (t) => {
       t.equal(rows.length, 6 - expired.length, 'no ledger row for an expired line');
     },
   );
+
+  await t.test('an ended batch, its results and its files are deleted retention_days after its end', async (t) => {
+    const batch = await batchOf(client, 1);
+    await ended(stack, batch.id);
+    const done = await client.batches.retrieve(batch.id);
+    clock.advance(31 * DAY_MS);
+    await stack.logged(
+      (entry) =>
+        entry.msg === 'batch retention: ended batches and old files deleted' &&
+        (entry.batchIds as string[]).includes(batch.id),
+    );
+    t.match(await refusal(client.batches.retrieve(batch.id)), { status: 404 });
+    t.match(await refusal(client.files.content(done.output_file_id!)), { status: 404 });
+    t.match(
+      await refusal(client.files.retrieve(done.input_file_id)),
+      { status: 404 },
+      'the upload too, 30 days after it was made',
+    );
+    t.same(await store.batchLines.results(batch.id, 0, 10), [], 'its lines are gone');
+  });
 
   await t.test('a key revoked after its batch was made fails the lines still to run with 401', async (t) => {
     const member = await orgWithKey(store, 'member-org', { credits: 10 });

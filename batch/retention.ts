@@ -1,6 +1,7 @@
 // Retention (`batch.retention_days`): a batch that ended that long ago is deleted with its results, its output
 // and error files, and (Anthropic) the requests it was made with; an uploaded file is deleted that long after
-// its upload. Any node may do it: deleting what another node deleted already is no error.
+// its upload (or once the last batch that runs from it has ended). Any node may do it: deleting what another
+// node deleted already is no error.
 import type { Logger } from 'pino';
 import type { Store } from '../store/store.js';
 import type { FileStorage } from './storage/file-storage.js';
@@ -23,6 +24,8 @@ export async function deleteExpired(
   }
   const fileIds: string[] = [];
   for (const file of await store.batchFiles.expired(now, PER_ROUND)) {
+    // An upload a batch still runs from stays until that batch has ended.
+    if (await store.batches.readsFile(file.orgId, file.id)) continue;
     await storage.delete(fileObjectKey(file.orgId, file.id));
     await store.batchFiles.delete(file.orgId, file.id);
     fileIds.push(file.id);

@@ -10,6 +10,7 @@ import { Pricer } from '../../plugins/meter/price.js';
 import { loadConfig } from '../../config/load.js';
 import { TestClock } from '../helpers/clock.js';
 import { orgWithKey } from '../helpers/org-key.js';
+import { rejection } from '../helpers/rejection.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { startUpstreamGate, type UpstreamGate } from '../helpers/upstream-gate.js';
 import { startSim, type RunningSim } from '../../sim/server.js';
@@ -66,16 +67,6 @@ const ask = (customId: string, params: Record<string, unknown> = {}): BatchReque
   } as BatchRequest['params'],
 });
 
-/** The SDK's error for a call the gateway refused: its status and Anthropic error body. */
-async function refusal(call: Promise<unknown>): Promise<{ status?: number; error?: unknown; message?: string }> {
-  try {
-    await call;
-  } catch (error) {
-    return error as { status?: number; error?: unknown; message?: string };
-  }
-  throw new Error('the call succeeded; a refusal was expected');
-}
-
 /** Waits for the gateway's log line that says the batch ended (no polling, no sleep). */
 const ended = (batchId: string): Promise<unknown> =>
   stack.logged((entry) => entry.msg === 'batch ended' && entry.batchId === batchId);
@@ -111,7 +102,7 @@ t.test(
     const running = await client.messages.batches.retrieve(batch.id);
     t.equal(running.processing_status, 'in_progress');
     t.equal(running.results_url, null, 'no results until the batch has ended');
-    t.match(await refusal(client.messages.batches.results(batch.id)), { message: /No batch `results_url`/ });
+    t.match(await rejection(client.messages.batches.results(batch.id)), { message: /No batch `results_url`/ });
     clock.advance(5_000);
     gate.open();
     await ended(batch.id);
@@ -244,14 +235,14 @@ t.test('delete is refused with a 400 while the batch is processing; once it has 
   gate.shut();
   const batch = await client.messages.batches.create({ requests: [ask('d')] });
   await gate.held(1);
-  t.match(await refusal(client.messages.batches.delete(batch.id)), {
+  t.match(await rejection(client.messages.batches.delete(batch.id)), {
     status: 400,
     error: { type: 'error', error: { type: 'invalid_request_error', message: /still processing/ } },
   });
   gate.open();
   await ended(batch.id);
   t.same(await client.messages.batches.delete(batch.id), { id: batch.id, type: 'message_batch_deleted' });
-  t.match(await refusal(client.messages.batches.retrieve(batch.id)), {
+  t.match(await rejection(client.messages.batches.retrieve(batch.id)), {
     status: 404,
     error: { error: { type: 'not_found_error' } },
   });
@@ -292,10 +283,10 @@ t.test('batches belong to their organization: another one does not list them and
   await ended(batch.id);
   t.same((await stranger.messages.batches.list()).data, [], 'its list is its own');
   const notFound = { status: 404, error: { type: 'error', error: { type: 'not_found_error' } } };
-  t.match(await refusal(stranger.messages.batches.retrieve(batch.id)), notFound);
-  t.match(await refusal(stranger.messages.batches.cancel(batch.id)), notFound);
-  t.match(await refusal(stranger.messages.batches.results(batch.id)), notFound);
-  t.match(await refusal(stranger.messages.batches.delete(batch.id)), notFound);
+  t.match(await rejection(stranger.messages.batches.retrieve(batch.id)), notFound);
+  t.match(await rejection(stranger.messages.batches.cancel(batch.id)), notFound);
+  t.match(await rejection(stranger.messages.batches.results(batch.id)), notFound);
+  t.match(await rejection(stranger.messages.batches.delete(batch.id)), notFound);
   t.equal((await client.messages.batches.retrieve(batch.id)).id, batch.id, 'its own organization still has it');
 });
 
@@ -306,27 +297,27 @@ t.test('bad input is refused with a 400 that names the field, and no batch is ma
     error: { type: 'error', error: { type: 'invalid_request_error', message } },
   });
   t.match(
-    await refusal(sdk.messages.batches.create({ requests: [ask('ok'), ask('has space')] })),
+    await rejection(sdk.messages.batches.create({ requests: [ask('ok'), ask('has space')] })),
     invalid(/requests\[1\]\.custom_id must be 1 to 64 letters, digits/),
   );
   t.match(
-    await refusal(sdk.messages.batches.create({ requests: [ask('x'.repeat(65))] })),
+    await rejection(sdk.messages.batches.create({ requests: [ask('x'.repeat(65))] })),
     invalid(/requests\[0\]\.custom_id/),
   );
   t.match(
-    await refusal(sdk.messages.batches.create({ requests: [ask('same'), ask('same')] })),
+    await rejection(sdk.messages.batches.create({ requests: [ask('same'), ask('same')] })),
     invalid(/requests\[1\]\.custom_id must be unique/),
   );
   t.match(
-    await refusal(sdk.messages.batches.create({ requests: [ask('m', { model: 'claude-9' })] })),
+    await rejection(sdk.messages.batches.create({ requests: [ask('m', { model: 'claude-9' })] })),
     invalid(/requests\[0\]\.params\.model: this gateway serves no model 'claude-9'/),
   );
-  t.match(await refusal(sdk.messages.batches.create({ requests: [] })), invalid(/requests must be an array/));
+  t.match(await rejection(sdk.messages.batches.create({ requests: [] })), invalid(/requests must be an array/));
   t.match(
-    await refusal(sdk.messages.batches.create({ requests: [{ custom_id: 'no-params' } as BatchRequest] })),
+    await rejection(sdk.messages.batches.create({ requests: [{ custom_id: 'no-params' } as BatchRequest] })),
     invalid(/requests\[0\]\.params must be an object/),
   );
-  t.match(await refusal(sdk.messages.batches.list({ limit: 0 })), invalid(/limit must be an integer from 1 to 1000/));
+  t.match(await rejection(sdk.messages.batches.list({ limit: 0 })), invalid(/limit must be an integer from 1 to 1000/));
   const notJson = await fetch(`${stack.gateway.url}/v1/messages/batches`, {
     method: 'POST',
     headers: { 'x-api-key': sdk.apiKey!, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
@@ -335,7 +326,7 @@ t.test('bad input is refused with a 400 that names the field, and no batch is ma
   t.equal(notJson.status, 400, 'a body that is not JSON');
   t.match(await notJson.json(), { type: 'error', error: { type: 'invalid_request_error' } });
   t.match(
-    await refusal(sdk.messages.batches.create({ requests: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ask(id)) })),
+    await rejection(sdk.messages.batches.create({ requests: ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ask(id)) })),
     invalid(/requests must be an array of 1 to 5 requests/),
   );
   t.same((await sdk.messages.batches.list()).data, [], 'no batch was made');
@@ -347,9 +338,9 @@ t.test('an after_id that names no batch of the caller is a 400, not the list fro
   await ended(batch.id);
   await sdk.messages.batches.delete(batch.id);
   const invalid = { status: 400, error: { error: { type: 'invalid_request_error', message: /after_id/ } } };
-  t.match(await refusal(sdk.messages.batches.list({ after_id: batch.id })), invalid, 'a deleted batch');
+  t.match(await rejection(sdk.messages.batches.list({ after_id: batch.id })), invalid, 'a deleted batch');
   const mine = await client.messages.batches.list({ limit: 1 });
-  t.match(await refusal(sdk.messages.batches.list({ after_id: mine.data[0]!.id })), invalid, "another's batch");
+  t.match(await rejection(sdk.messages.batches.list({ after_id: mine.data[0]!.id })), invalid, "another's batch");
 });
 
 t.test(

@@ -8,6 +8,7 @@ import { batchDb } from '../../store/batch-schema.js';
 import { Pricer } from '../../plugins/meter/price.js';
 import { loadConfig } from '../../config/load.js';
 import { orgWithKey } from '../helpers/org-key.js';
+import { rejection } from '../helpers/rejection.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
 
@@ -44,16 +45,6 @@ const chatLine = (customId: string, body: Record<string, unknown> = {}): string 
 
 const upload = async (sdk: OpenAI, lines: readonly string[]): Promise<OpenAI.FileObject> =>
   sdk.files.create({ file: await toFile(Buffer.from(`${lines.join('\n')}\n`), 'batch.jsonl'), purpose: 'batch' });
-
-/** The SDK's error for a call the gateway refused (its status, message and param). */
-async function refusal(call: Promise<unknown>): Promise<{ status?: number; message?: string; param?: string | null }> {
-  try {
-    await call;
-  } catch (error) {
-    return error as { status?: number; message?: string; param?: string | null };
-  }
-  throw new Error('the call succeeded; a refusal was expected');
-}
 
 /** Waits for the gateway's log line that says the batch ended (no polling, no sleep). */
 const ended = (batchId: string): Promise<unknown> =>
@@ -207,13 +198,13 @@ t.test('files and batches belong to their organization: another organization get
     endpoint: '/v1/chat/completions',
     completion_window: '24h',
   });
-  t.match(await refusal(stranger.files.retrieve(file.id)), { status: 404 });
-  t.match(await refusal(stranger.files.content(file.id)), { status: 404 });
-  t.match(await refusal(stranger.files.delete(file.id)), { status: 404 });
-  t.match(await refusal(stranger.batches.retrieve(batch.id)), { status: 404 });
-  t.match(await refusal(stranger.batches.cancel(batch.id)), { status: 404 });
+  t.match(await rejection(stranger.files.retrieve(file.id)), { status: 404 });
+  t.match(await rejection(stranger.files.content(file.id)), { status: 404 });
+  t.match(await rejection(stranger.files.delete(file.id)), { status: 404 });
+  t.match(await rejection(stranger.batches.retrieve(batch.id)), { status: 404 });
+  t.match(await rejection(stranger.batches.cancel(batch.id)), { status: 404 });
   t.match(
-    await refusal(
+    await rejection(
       stranger.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
     ),
     { status: 400, param: 'input_file_id' },
@@ -224,12 +215,12 @@ t.test('files and batches belong to their organization: another organization get
 });
 
 t.test('a malformed JSONL line is refused at upload with a 400 that names the line', async (t) => {
-  t.match(await refusal(upload(client, [chatLine('x'), '{not json'])), {
+  t.match(await rejection(upload(client, [chatLine('x'), '{not json'])), {
     status: 400,
     message: /line 2 of the file is not valid JSON/,
   });
   t.match(
-    await refusal(
+    await rejection(
       upload(client, [JSON.stringify({ custom_id: 'y', method: 'GET', url: '/v1/chat/completions', body: {} })]),
     ),
     {
@@ -237,14 +228,14 @@ t.test('a malformed JSONL line is refused at upload with a 400 that names the li
       message: /line 1 of the file: method must be 'POST'/,
     },
   );
-  t.match(await refusal(upload(client, [chatLine('same'), chatLine('same')])), {
+  t.match(await rejection(upload(client, [chatLine('same'), chatLine('same')])), {
     status: 400,
     message: /line 2.*custom_id must be unique/,
   });
 });
 
 t.test('a line that names a model the gateway does not serve is refused with a 400', async (t) => {
-  t.match(await refusal(upload(client, [chatLine('m', { model: 'gpt-9' })])), {
+  t.match(await rejection(upload(client, [chatLine('m', { model: 'gpt-9' })])), {
     status: 400,
     message: /line 1 of the file: body.model must name a model this gateway serves/,
   });
@@ -253,13 +244,13 @@ t.test('a line that names a model the gateway does not serve is refused with a 4
 t.test('an endpoint batches do not run is refused with a 400 naming endpoint', async (t) => {
   const file = await upload(client, [chatLine('e')]);
   t.match(
-    await refusal(
+    await rejection(
       client.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' }),
     ),
     { status: 400, param: 'endpoint' },
   );
   t.match(
-    await refusal(
+    await rejection(
       client.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' }),
     ),
     { status: 400, message: /line 1 of the file: url must be the batch's endpoint/ },
@@ -269,11 +260,11 @@ t.test('an endpoint batches do not run is refused with a 400 naming endpoint', a
 t.test('a file over the size or line limit is refused with a 400, and nothing of it is kept', async (t) => {
   const before = (await client.files.list()).data.length;
   const long = Array.from({ length: 60 }, (_, i) => chatLine(`line-${i}`));
-  t.match(await refusal(upload(client, long)), { status: 400, message: /larger than 4096 bytes|more than 20 lines/ });
+  t.match(await rejection(upload(client, long)), { status: 400, message: /larger than 4096 bytes|more than 20 lines/ });
   const many = Array.from({ length: 21 }, (_, i) =>
     JSON.stringify({ custom_id: `${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'qwen3-8b' } }),
   );
-  t.match(await refusal(upload(client, many)), { status: 400, message: /more than 20 lines/ });
+  t.match(await rejection(upload(client, many)), { status: 400, message: /more than 20 lines/ });
   t.equal((await client.files.list()).data.length, before, 'no file was kept');
 });
 
@@ -288,12 +279,12 @@ t.test('files list newest first and page with after; a deleted file is gone', as
   const next = await client.files.list({ limit: 1, after: newer!.id });
   t.equal(next.data[0]!.id, older!.id);
   t.same(await client.files.delete(older!.id), { id: older!.id, object: 'file', deleted: true });
-  t.match(await refusal(client.files.retrieve(older!.id)), { status: 404 });
+  t.match(await rejection(client.files.retrieve(older!.id)), { status: 404 });
 });
 
 t.test("a list cursor that names none of the caller's files or batches is a 400 naming it", async (t) => {
-  t.match(await refusal(client.files.list({ after: 'file_none' })), { status: 400, param: 'after' });
-  t.match(await refusal(client.batches.list({ after: 'batch_none' })), { status: 400, param: 'after' });
+  t.match(await rejection(client.files.list({ after: 'file_none' })), { status: 400, param: 'after' });
+  t.match(await rejection(client.batches.list({ after: 'batch_none' })), { status: 400, param: 'after' });
 });
 
 t.test(

@@ -9,6 +9,7 @@ import type { Store } from '../../store/store.js';
 import { TestClock } from '../helpers/clock.js';
 import { orgWithKey } from '../helpers/org-key.js';
 import { startRecordingProxy } from '../helpers/recording-proxy.js';
+import { rejection } from '../helpers/rejection.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
 
@@ -30,16 +31,6 @@ async function batchOf(client: OpenAI, count: number): Promise<OpenAI.Batch> {
     purpose: 'batch',
   });
   return client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
-}
-
-/** The SDK's error for a call the gateway refused. */
-async function refusal(call: Promise<unknown>): Promise<{ status?: number }> {
-  try {
-    await call;
-  } catch (error) {
-    return error as { status?: number };
-  }
-  throw new Error('the call succeeded; a refusal was expected');
 }
 
 const ended = (stack: Stack, batchId: string): Promise<unknown> =>
@@ -95,10 +86,10 @@ t.test('a batch whose window runs out', async (t) => {
         entry.msg === 'batch retention: ended batches and old files deleted' &&
         (entry.batchIds as string[]).includes(batch.id),
     );
-    t.match(await refusal(client.batches.retrieve(batch.id)), { status: 404 });
-    t.match(await refusal(client.files.content(done.output_file_id!)), { status: 404 });
+    t.match(await rejection(client.batches.retrieve(batch.id)), { status: 404 });
+    t.match(await rejection(client.files.content(done.output_file_id!)), { status: 404 });
     t.match(
-      await refusal(client.files.retrieve(done.input_file_id)),
+      await rejection(client.files.retrieve(done.input_file_id)),
       { status: 404 },
       'the upload too, 30 days after it was made',
     );

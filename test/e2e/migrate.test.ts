@@ -16,8 +16,9 @@ t.test('gateway migrate applies the migrations of a new store and prints them, t
     'applied 0006-caps',
     'applied 0007-payments',
     'applied 0008-alerts',
+    'applied 0009-batches',
   ]);
-  t.match(first.err, /applied 8 migration\(s\) to .*gateway\.db/);
+  t.match(first.err, /applied 9 migration\(s\) to .*gateway\.db/);
   const again = runGateway(environment, 'migrate');
   t.equal(again.code, 0, again.err);
   t.equal(again.out, '', 'nothing applied');

@@ -6,10 +6,13 @@ import { printable } from '../core/printable.js';
 import type { Exchange } from '../core/exchange.js';
 import type { Route } from '../core/route.js';
 import type { Store } from '../store/store.js';
+import type { LineQueue } from './line-queue.js';
 import type { FileStorage } from './storage/file-storage.js';
 
 export interface BatchContext {
   readonly store: Store;
+  /** Records a new batch and queues its lines. */
+  readonly queue: Pick<LineQueue, 'create'>;
   readonly storage: FileStorage;
   readonly limits: BatchConfig;
   /** Whether a line's `model` is one this gateway serves (its id or an alias). */

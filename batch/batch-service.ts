@@ -7,10 +7,13 @@ import type { WireProfile } from '../core/dialect.js';
 import type { ExchangeRuntime, ResourceApi } from '../proxy/exchange/run.js';
 import type { Router } from '../proxy/routing/router.js';
 import type { Route } from '../core/route.js';
+import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import type { BatchMetrics } from '../telemetry/metrics.js';
 import { batchApi } from './batch-api.js';
 import type { BatchContext } from './batch-context.js';
+import { StoreLineQueue, type LineQueue } from './line-queue.js';
+import { PgBossLineQueue } from './pg-boss-queue.js';
 import { DirectoryStorage } from './storage/directory-storage.js';
 import { BatchWorker } from './worker.js';
 
@@ -48,9 +51,15 @@ export async function batchService(parts: BatchServiceParts): Promise<BatchServi
       ? match.route
       : undefined;
   };
+  // One node on SQLite takes its lines from the store; a fleet on PostgreSQL through pg-boss (line-queue.ts).
+  const owner = newId('node');
+  const queue: LineQueue = store.shared
+    ? await PgBossLineQueue.start(store, owner, { leaseMs: config.lease_ms }, parts.log)
+    : new StoreLineQueue(store, owner);
   const worker = new BatchWorker(
     {
       store,
+      queue,
       storage,
       runtime: parts.runtime,
       routeOf,
@@ -70,6 +79,7 @@ export async function batchService(parts: BatchServiceParts): Promise<BatchServi
   );
   const context: BatchContext = {
     store,
+    queue,
     storage,
     limits: config,
     servesModel: parts.servesModel,

@@ -82,7 +82,7 @@ export async function createMessageBatch(context: BatchContext, exchange: LiveEx
     { id, orgId, keyId, api: 'anthropic', endpoint: ENDPOINT, inputFileId: null, inputObject, metadata: null },
     context.now(),
   );
-  await context.store.batches.create(batch, lines);
+  await context.queue.create(batch, lines);
   context.wake();
   door.sendJson(
     200,

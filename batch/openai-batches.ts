@@ -107,7 +107,7 @@ export async function createBatch(context: BatchContext, exchange: LiveExchange,
     },
     context.now(),
   );
-  await context.store.batches.create(batch, lines);
+  await context.queue.create(batch, lines);
   context.wake();
   door.sendJson(200, exchange.responseHeaders, batchObject(batch, await context.store.batches.counts(batch.id)));
 }

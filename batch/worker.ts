@@ -12,13 +12,13 @@ import type { Logger } from 'pino';
 import type { WireProfile } from '../core/dialect.js';
 import type { Route } from '../core/route.js';
 import type { ExchangeRuntime } from '../proxy/exchange/run.js';
-import { attemptId, type ClaimedLine } from '../store/batch-lines.js';
+import { attemptId } from '../store/batch-lines.js';
 import type { BatchRecord } from '../store/batches.js';
-import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import type { BatchMetrics } from '../telemetry/metrics.js';
 import { finalizeBatch } from './finalize.js';
 import { lineBody } from './input-line.js';
+import type { LineQueue, QueuedLine } from './line-queue.js';
 import { runLine, type LineAnswer } from './line-door.js';
 import { deleteExpired } from './retention.js';
 import type { RanResult } from './results.js';
@@ -34,6 +34,8 @@ export interface BatchWorkerOptions {
 
 export interface BatchWorkerParts {
   store: Store;
+  /** Where the lines to run come from, and their claims (line-queue.ts). */
+  queue: LineQueue;
   storage: FileStorage;
   /** The node's exchange runtime, which every line runs in. */
   runtime: () => ExchangeRuntime;
@@ -68,7 +70,7 @@ function cannotRun(attempts: number): Record<string, unknown> {
 const RETENTION_EVERY_MS = 3_600_000;
 
 interface RunningLine {
-  line: ClaimedLine;
+  line: QueuedLine;
   /** Settles once the line has ended and its outcome is kept. */
   done: Promise<void>;
 }
@@ -80,8 +82,6 @@ interface RunningLine {
 const RUNS_TO_ITS_END = new AbortController().signal;
 
 export class BatchWorker {
-  /** This worker's name on the claims it holds. */
-  readonly owner = newId('node');
   readonly #parts: BatchWorkerParts;
   readonly #options: BatchWorkerOptions;
   readonly #running = new Map<string, RunningLine>();
@@ -118,6 +118,7 @@ export class BatchWorker {
     clearTimeout(this.#timer);
     await this.#ticking;
     await Promise.all([...this.#running.values()].map((running) => running.done));
+    await this.#parts.queue.close();
   }
 
   #schedule(delayMs: number): void {
@@ -150,13 +151,14 @@ export class BatchWorker {
     }
     const active = await this.#parts.store.batches.active();
     for (const batch of active) await this.#advance(batch, now);
+    await this.#claim(active, now);
     // A pause outlives no batch.
     for (const batchId of this.#pausedUntil.keys())
       if (!active.some((batch) => batch.id === batchId)) this.#pausedUntil.delete(batchId);
     this.#parts.metrics?.linesRunning.set(this.#running.size);
   }
 
-  /** One step of the batch: claim and start lines, stop the cancelled ones, or bring it to its end. */
+  /** One step of the batch: end the lines it no longer runs (cancelled, expired), or bring it to its end. */
   async #advance(batch: BatchRecord, now: number): Promise<void> {
     const { store } = this.#parts;
     if (batch.status === 'finalizing') {
@@ -170,7 +172,7 @@ export class BatchWorker {
     } else if (now >= batch.expiresAt) {
       await store.batches.expireQueued(batch.id, now);
       await store.batchLines.endAbandoned(batch.id, 'expired', now);
-    } else await this.#claim(batch, now);
+    }
     const counts = await store.batches.counts(batch.id);
     if (counts.queued === 0 && counts.running === 0) await this.#finalize(batch, now);
   }
@@ -184,18 +186,23 @@ export class BatchWorker {
     return live > 0 ? 1 : this.#options.concurrency;
   }
 
-  async #claim(batch: BatchRecord, now: number): Promise<void> {
+  /** Claims and starts the lines this node may run now, of the batches in progress and not paused. */
+  async #claim(active: readonly BatchRecord[], now: number): Promise<void> {
     const free = this.#budget() - this.#running.size;
-    if (free <= 0 || this.#stopped || (this.#pausedUntil.get(batch.id) ?? 0) > now || !this.#parts.upstreamFree())
-      return;
-    const lines = await this.#parts.store.batchLines.claim(
-      batch.id,
-      this.owner,
+    if (free <= 0 || this.#stopped || !this.#parts.upstreamFree()) return;
+    const runnable = new Map(
+      active
+        .filter((batch) => batch.status === 'in_progress' && now < batch.expiresAt)
+        .filter((batch) => (this.#pausedUntil.get(batch.id) ?? 0) <= now)
+        .map((batch) => [batch.id, batch]),
+    );
+    const lines = await this.#parts.queue.claim(
       free,
+      { runnable: new Set(runnable.keys()), pausedUntil: this.#pausedUntil },
       now,
       now + this.#options.leaseMs,
     );
-    for (const line of lines) this.#start(batch, line);
+    for (const line of lines) this.#start(runnable.get(line.batchId)!, line);
   }
 
   async #finalize(batch: BatchRecord, now: number): Promise<void> {
@@ -205,7 +212,7 @@ export class BatchWorker {
     this.#parts.log.info({ batchId: batch.id, orgId: batch.orgId, status: ended }, 'batch ended');
   }
 
-  #start(batch: BatchRecord, line: ClaimedLine): void {
+  #start(batch: BatchRecord, line: QueuedLine): void {
     const key = `${line.batchId}.${line.lineNo}`;
     const done = this.#run(batch, line)
       .catch((error: unknown) =>
@@ -219,8 +226,8 @@ export class BatchWorker {
     this.#running.set(key, { line, done });
   }
 
-  async #run(batch: BatchRecord, line: ClaimedLine): Promise<void> {
-    const { store, storage, log, metrics } = this.#parts;
+  async #run(batch: BatchRecord, line: QueuedLine): Promise<void> {
+    const { store, queue, storage, log, metrics } = this.#parts;
     const id = attemptId(line.batchId, line.lineNo, line.attempt);
     let answer: LineAnswer;
     try {
@@ -241,9 +248,8 @@ export class BatchWorker {
       // Its claim runs out and a node takes it up again; a line that fails every time (its input gone) ends.
       if (line.attempt < MAX_ATTEMPTS) return;
       const failed: RanResult = { status_code: 500, request_id: id, body: cannotRun(line.attempt) };
-      await store.batchLines.finish(
+      await queue.finish(
         line,
-        this.owner,
         { state: 'errored', statusCode: 500, result: JSON.stringify(failed) },
         this.#parts.now(),
       );
@@ -253,16 +259,16 @@ export class BatchWorker {
     if (answer.status === 429 && answer.headers['x-should-retry'] !== 'false') {
       // The batch pool's limit (or a cap) says wait: the line goes back to the queue, the batch waits.
       const retryAfterS = Number(answer.headers['retry-after'] ?? 1);
-      this.#pausedUntil.set(batch.id, this.#parts.now() + Math.max(1, retryAfterS) * 1000);
-      await store.batchLines.release(line, this.owner);
+      const pausedUntil = this.#parts.now() + Math.max(1, retryAfterS) * 1000;
+      this.#pausedUntil.set(batch.id, pausedUntil);
+      await queue.release(line, pausedUntil);
       metrics?.lines.inc({ outcome: 'deferred' });
       return;
     }
     const result: RanResult = { status_code: answer.status, request_id: id, body: answer.body };
     const state = answer.status === 200 ? 'succeeded' : 'errored';
-    const kept = await store.batchLines.finish(
+    const kept = await queue.finish(
       line,
-      this.owner,
       { state, statusCode: answer.status, result: JSON.stringify(result) },
       this.#parts.now(),
     );
@@ -271,13 +277,7 @@ export class BatchWorker {
 
   /** Renews the claims of the lines this node runs, so no other node takes them up. */
   async #renewClaims(now: number): Promise<void> {
-    const byBatch = new Map<string, number[]>();
-    for (const { line } of this.#running.values()) {
-      const lineNos = byBatch.get(line.batchId) ?? [];
-      lineNos.push(line.lineNo);
-      byBatch.set(line.batchId, lineNos);
-    }
-    for (const [batchId, lineNos] of byBatch)
-      await this.#parts.store.batchLines.renew(batchId, this.owner, lineNos, now + this.#options.leaseMs);
+    const lines = [...this.#running.values()].map((running) => running.line);
+    if (lines.length > 0) await this.#parts.queue.renew(lines, now + this.#options.leaseMs);
   }
 }

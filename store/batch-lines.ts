@@ -32,6 +32,9 @@ export interface LineResult {
   result: string | null;
 }
 
+/** What claiming one given line got: the line; or the end of another node's live claim on it; or that it ended. */
+export type LineClaim = { claimed: ClaimedLine } | { claimedElsewhereUntil: number } | { ended: true };
+
 /** The request id of one attempt at a line: its ledger row's id too. */
 export function attemptId(batchId: string, lineNo: number, attempt: number): string {
   return `${batchId}.${lineNo}.${attempt}`;
@@ -86,6 +89,54 @@ export class BatchLines {
       length: Number(row.body_length),
       attempt: Number(row.attempt),
     }));
+  }
+
+  /**
+   * Claims the one line (a job queue's job named it), as `claim` would: if it waits, or its claim ran out. If
+   * not, says why: another node's claim still runs, or the line ended (or is not there).
+   */
+  async claimLine(batchId: string, lineNo: number, owner: string, now: number, leaseUntil: number): Promise<LineClaim> {
+    const claimed = await this.#db
+      .updateTable('batch_lines')
+      .set((eb) => ({ state: 'running', lease_owner: owner, lease_until: leaseUntil, attempt: eb('attempt', '+', 1) }))
+      .where('batch_id', '=', batchId)
+      .where('line_no', '=', lineNo)
+      .where((eb) =>
+        eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)])]),
+      )
+      .returning(['custom_id', 'body_offset', 'body_length', 'attempt'])
+      .executeTakeFirst();
+    if (claimed !== undefined)
+      return {
+        claimed: {
+          batchId,
+          lineNo,
+          customId: claimed.custom_id,
+          offset: Number(claimed.body_offset),
+          length: Number(claimed.body_length),
+          attempt: Number(claimed.attempt),
+        },
+      };
+    const line = await this.#db
+      .selectFrom('batch_lines')
+      .select(['state', 'lease_until'])
+      .where('batch_id', '=', batchId)
+      .where('line_no', '=', lineNo)
+      .executeTakeFirst();
+    return line?.state === 'running' && line.lease_until !== null
+      ? { claimedElsewhereUntil: Number(line.lease_until) }
+      : { ended: true };
+  }
+
+  /** The line's state, or undefined if there is no such line. */
+  async stateOf(batchId: string, lineNo: number): Promise<LineState | undefined> {
+    const line = await this.#db
+      .selectFrom('batch_lines')
+      .select('state')
+      .where('batch_id', '=', batchId)
+      .where('line_no', '=', lineNo)
+      .executeTakeFirst();
+    return line?.state;
   }
 
   /** Extends the claims `owner` still holds on these lines of the batch. */

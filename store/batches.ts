@@ -65,9 +65,17 @@ export class Batches {
     this.#db = batchDb(db);
   }
 
-  /** Records the batch (in progress) and its lines (queued), in one transaction. */
-  async create(batch: BatchRecord, lines: readonly NewLine[]): Promise<void> {
+  /**
+   * Records the batch (in progress) and its lines (queued), in one transaction; `alsoInTransaction` writes more
+   * in it (the lines' jobs of a job queue on the same database), so the batch and its jobs exist together or not.
+   */
+  async create(
+    batch: BatchRecord,
+    lines: readonly NewLine[],
+    alsoInTransaction?: (tx: Kysely<BatchDatabase>) => Promise<void>,
+  ): Promise<void> {
     await this.#db.transaction().execute(async (tx) => {
+      await alsoInTransaction?.(tx);
       await tx.insertInto('batches').values(rowOf(batch)).execute();
       for (let start = 0; start < lines.length; start += LINES_PER_INSERT)
         await tx

@@ -1,6 +1,6 @@
 // A node killed in the middle of a batch (issue #29): its lines in flight are held at the upstream when it is
-// killed with SIGKILL; another node on the same store (SQLite: the node started again; PostgreSQL: another node
-// of the fleet) takes them up once their claims run out. Every line then has exactly one result and at most one
+// killed with SIGKILL; another node on the same store (SQLite: the node started again; PostgreSQL: the other node
+// of a fleet of two, running lines of the batch beside it through pg-boss) takes them up once their claims run out. Every line then has exactly one result and at most one
 // settled ledger row, and the balance is what was added less what was settled and what is still held.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,16 +82,24 @@ for (const dialect of ['sqlite', 'postgres'] as TestDialect[]) {
       endpoint: '/v1/chat/completions',
       completion_window: '24h',
     });
-    // Three lines are under way upstream, held there: the node is killed with them in flight.
-    await gate.arrived(3);
+    // On PostgreSQL a second node of the fleet runs beside the first: each has three lines under way upstream,
+    // held there. The first node is killed with its lines in flight.
+    const fleet = dialect === 'postgres';
+    const beside = fleet ? await startGatewayProcess(env) : undefined;
+    if (beside !== undefined) t.teardown(() => beside.stop());
+    const besideEnded = beside === undefined ? undefined : batchEnded(beside, batch.id);
+    await gate.arrived(fleet ? 6 : 3);
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
     await exited;
     gate.open();
 
-    const second = await startGatewayProcess(env);
-    t.teardown(() => second.stop());
-    await batchEnded(second, batch.id);
+    if (besideEnded !== undefined) await besideEnded;
+    else {
+      const second = await startGatewayProcess(env);
+      t.teardown(() => second.stop());
+      await batchEnded(second, batch.id);
+    }
 
     const results = await store.batchLines.results(batch.id, 0, LINES + 1);
     t.equal(results.length, LINES, 'every line has its result');

@@ -1,0 +1,166 @@
+// The fleet's line queue on PostgreSQL (batch/pg-boss-queue.ts): pg-boss hands each line's job to one node, the
+// node claims the line in the store; jobs of lines that ended are completed unrun, the others wait.
+import { sql } from 'kysely';
+import pino from 'pino';
+import t from 'tap';
+import type { ClaimScope } from '../../../batch/line-queue.js';
+import { newBatch } from '../../../batch/new-batch.js';
+import { PgBossLineQueue } from '../../../batch/pg-boss-queue.js';
+import { batchDb } from '../../../store/batch-schema.js';
+import { openStore, type Store } from '../../../store/store.js';
+import { freshStoreOptions } from '../../helpers/test-store.js';
+
+const LEASE_MS = 30_000;
+let store: Store;
+let nodeA: PgBossLineQueue;
+let nodeB: PgBossLineQueue;
+let orgId: string;
+let keyId: string;
+let batches = 0;
+
+t.before(async () => {
+  store = await openStore(await freshStoreOptions('postgres'));
+  const log = pino({ level: 'silent' });
+  nodeA = await PgBossLineQueue.start(store, 'node_a', { leaseMs: LEASE_MS }, log);
+  nodeB = await PgBossLineQueue.start(store, 'node_b', { leaseMs: LEASE_MS }, log);
+  orgId = (await store.orgs.create('acme')).id;
+  keyId = (await store.keys.create(orgId, 'k')).record.id;
+});
+t.teardown(async () => {
+  await nodeA.close();
+  await nodeB.close();
+  await store.close();
+});
+
+/** A new batch of `lines` lines, made through node A. */
+async function batchOf(lines: number): Promise<string> {
+  const id = `batch_${++batches}`;
+  const batch = newBatch(
+    {
+      id,
+      orgId,
+      keyId,
+      api: 'openai',
+      endpoint: '/v1/chat/completions',
+      inputFileId: 'file_1',
+      inputObject: 'input',
+      metadata: null,
+    },
+    Date.now(),
+  );
+  await nodeA.create(
+    batch,
+    Array.from({ length: lines }, (_, i) => ({ customId: `c${i}`, offset: i, length: 1 })),
+  );
+  return id;
+}
+const runnable = (...ids: string[]): ClaimScope => ({ runnable: new Set(ids), pausedUntil: new Map() });
+const claim = (node: PgBossLineQueue, count: number, scope: ClaimScope, now = Date.now()) =>
+  node.claim(count, scope, now, now + LEASE_MS);
+
+/** The jobs of the batch's lines, by state. */
+async function jobStates(batchId: string): Promise<Record<string, number>> {
+  const { rows } = await sql<{ state: string; count: string }>`
+    select state, count(*) as count from pgboss.job where data->>'batchId' = ${batchId} group by state`.execute(
+    store.db,
+  );
+  return Object.fromEntries(rows.map((row) => [row.state, Number(row.count)]));
+}
+
+t.test('a batch and its lines’ jobs are made in one transaction: all of them or none', async (t) => {
+  const id = await batchOf(3);
+  t.same(await jobStates(id), { created: 3 });
+  const again = newBatch(
+    {
+      id,
+      orgId,
+      keyId,
+      api: 'openai',
+      endpoint: '/v1/chat/completions',
+      inputFileId: 'file_1',
+      inputObject: 'input',
+      metadata: null,
+    },
+    Date.now(),
+  );
+  await t.rejects(nodeA.create(again, [{ customId: 'x', offset: 0, length: 1 }]), 'the same batch id again fails');
+  t.same(await jobStates(id), { created: 3 }, 'and leaves no job of its own');
+  // The lines are run away, so the next tests start on an empty queue.
+  for (const line of await claim(nodeA, 3, runnable(id)))
+    await nodeA.finish(line, { state: 'succeeded', statusCode: 200, result: '{}' }, Date.now());
+});
+
+t.test('each line is handed to one node, and each node claims it in the store', async (t) => {
+  const id = await batchOf(6);
+  const [a, b] = await Promise.all([claim(nodeA, 3, runnable(id)), claim(nodeB, 3, runnable(id))]);
+  const lineNos = [...a, ...b].map((line) => line.lineNo).sort();
+  t.same(lineNos, [0, 1, 2, 3, 4, 5], 'six lines, none twice');
+  const owners = await batchDb(store.db)
+    .selectFrom('batch_lines')
+    .select(['line_no', 'lease_owner'])
+    .where('batch_id', '=', id)
+    .orderBy('line_no')
+    .execute();
+  for (const line of a) t.equal(owners[line.lineNo]!.lease_owner, 'node_a');
+  for (const line of b) t.equal(owners[line.lineNo]!.lease_owner, 'node_b');
+  for (const line of a) await nodeA.finish(line, { state: 'succeeded', statusCode: 200, result: '{}' }, Date.now());
+  for (const line of b) await nodeB.finish(line, { state: 'succeeded', statusCode: 200, result: '{}' }, Date.now());
+  t.same(await jobStates(id), { completed: 6 }, 'a finished line completes its job');
+});
+
+t.test(
+  'regression: a job fetched before the worker listed its batch waits, it is not dropped (a batch made during a round lost every line)',
+  async (t) => {
+    const id = await batchOf(2);
+    // The round read its batches before this one was made: it does not list it.
+    const roundStart = Date.now() - 2_000;
+    t.same(await claim(nodeA, 2, runnable(), roundStart), [], 'nothing claimed');
+    t.same(await jobStates(id), { completed: 2, created: 2 }, 'each job is queued again as a new one');
+    const lines = await claim(nodeA, 2, runnable(id));
+    t.same(lines.map((line) => line.lineNo).sort(), [0, 1], 'the next round runs them');
+    for (const line of lines)
+      await nodeA.finish(line, { state: 'succeeded', statusCode: 200, result: '{}' }, Date.now());
+  },
+);
+
+t.test('the jobs of a paused batch wait until the pause ends', async (t) => {
+  const id = await batchOf(1);
+  const now = Date.now();
+  const pausedUntil = now + 60_000;
+  t.same(await claim(nodeA, 1, { runnable: new Set([id]), pausedUntil: new Map([[id, pausedUntil]]) }, now), []);
+  const { rows } = await sql<{ start_after: Date }>`
+    select start_after from pgboss.job where data->>'batchId' = ${id} and state = 'created'`.execute(store.db);
+  t.same(
+    rows.map((row) => row.start_after.getTime()),
+    [pausedUntil],
+    'its job starts after the pause',
+  );
+});
+
+t.test('the job of a line that ended (its batch cancelled) is completed unrun', async (t) => {
+  const id = await batchOf(2);
+  t.ok(await store.batches.cancel(id, Date.now()));
+  t.same(await claim(nodeA, 2, runnable(id)), [], 'no line claimed');
+  t.same(await jobStates(id), { completed: 2 });
+});
+
+t.test('a job whose line another node’s live claim holds is put back for when that claim runs out', async (t) => {
+  const id = await batchOf(1);
+  const [line] = await claim(nodeA, 1, runnable(id));
+  t.ok(line);
+  // The job comes round again (as after its expiry) while node A still runs the line.
+  await sql`update pgboss.job set state = 'retry' where data->>'batchId' = ${id}`.execute(store.db);
+  t.same(await claim(nodeB, 1, runnable(id)), [], 'node B does not take it');
+  const { rows } = await sql<{ start_after: Date }>`
+    select start_after from pgboss.job where data->>'batchId' = ${id} and state = 'created'`.execute(store.db);
+  const lease = await batchDb(store.db)
+    .selectFrom('batch_lines')
+    .select('lease_until')
+    .where('batch_id', '=', id)
+    .executeTakeFirstOrThrow();
+  t.same(
+    rows.map((row) => row.start_after.getTime()),
+    [Number(lease.lease_until)],
+    'queued again for the end of node A’s claim',
+  );
+});

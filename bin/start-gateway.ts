@@ -380,6 +380,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
           windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
           oidcClientSecret: env[consoleConfig.oidc.client_secret_env] || undefined,
           payments: config.payments,
+          batches: config.batch.enabled,
           log,
         }),
       url: (server) => server.url,

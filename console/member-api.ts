@@ -20,6 +20,7 @@ import type { ApiKeyRecord } from '../store/keys.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { MemberRole } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { batchRoutes } from './batch-routes.js';
 import { emailField, type EmailSignIn } from './email-sign-in.js';
 import { memberActor, requireMember, type SignedInMember } from './member-session.js';
 import { orgOfMember, requireAdmin, type OrgAccess } from './org-access.js';
@@ -50,6 +51,8 @@ export interface MemberApiOptions {
   addressOf: AddressOf;
   /** The key that seals webhook signing secrets (services.webhookKey). */
   webhookKey(): Promise<Buffer>;
+  /** Whether the gateway runs batches (`batch.enabled`): the organization's answer says so, and the batch routes. */
+  batches: boolean;
 }
 
 /** A signed-in member's access to the organization of the path, with the store. */
@@ -116,6 +119,7 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
             spent: formatCredits(org.spentMicros),
             spent_micros: org.spentMicros,
             tier: tierBody(tier),
+            batches: options.batches,
             window:
               use === undefined
                 ? null
@@ -278,6 +282,13 @@ export function memberApiRoutes(options: MemberApiOptions): AdminRoute[] {
         };
       },
       revocations: options.revocations,
+    }),
+    ...batchRoutes({
+      enabled: options.batches,
+      async access(req, orgId) {
+        const found = await access(req, orgId);
+        return { orgId: found.org.id, store: found.s };
+      },
     }),
   ];
 }

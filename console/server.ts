@@ -41,6 +41,8 @@ export interface ConsoleServerOptions {
   oidcClientSecret: string | undefined;
   /** Self-serve top-ups through Stripe (off without its keys). */
   payments: GatewayConfig['payments'];
+  /** Whether the gateway runs batches (`batch.enabled`): the batches panel and its routes. */
+  batches: boolean;
   log: Logger;
 }
 
@@ -102,6 +104,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     revocations: services.revocations,
     windowUse: options.windowUse,
     webhookKey: services.webhookKey,
+    batches: options.batches,
     emailSignIn,
     addressOf,
   });

@@ -118,14 +118,16 @@ export class Batches {
   }
 
   /**
-   * A page of the organization's batches of one API, newest first; one more than `limit` says whether more
-   * follow. Undefined when `after` names none of them (a cursor from elsewhere, or a batch deleted since).
+   * A page of the organization's batches of one API (of both: undefined, the console's list), newest first; one
+   * more than `limit` says whether more follow. Undefined when `after` names none of them (a cursor from
+   * elsewhere, or a batch deleted since).
    */
-  async list(orgId: string, api: BatchApi, page: PageQuery): Promise<BatchRecord[] | undefined> {
-    let query = this.#db.selectFrom('batches').selectAll().where('org_id', '=', orgId).where('api', '=', api);
+  async list(orgId: string, api: BatchApi | undefined, page: PageQuery): Promise<BatchRecord[] | undefined> {
+    let query = this.#db.selectFrom('batches').selectAll().where('org_id', '=', orgId);
+    if (api !== undefined) query = query.where('api', '=', api);
     if (page.after !== undefined) {
-      const after = await this.get(orgId, api, page.after);
-      if (after === undefined) return undefined;
+      const after = await this.byId(page.after);
+      if (after === undefined || after.orgId !== orgId || (api !== undefined && after.api !== api)) return undefined;
       query = query.where((eb) =>
         eb.or([
           eb('created_at', '<', after.createdAt),

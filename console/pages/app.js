@@ -10,6 +10,7 @@
 
 import { alertsPanel } from './alerts-panel.js';
 import { auditLog } from './audit-log.js';
+import { batchesPanel } from './batches-panel.js';
 import { capsPanel } from './caps-panel.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { keyPanel } from './key-panel.js';
@@ -192,6 +193,7 @@ const audit = auditLog(byTestId('audit-panel'), () => api('GET', orgPath('/audit
 const alerts = alertsPanel(byTestId('alerts-panel'), api);
 const caps = capsPanel(byTestId('caps-panel'), api, () => audit.show());
 const payments = paymentsPanel(byTestId('payments-panel'), api);
+const batches = batchesPanel(byTestId('batches-panel'), api);
 const keys = keyPanel(byTestId('key-panel'), {
   api,
   keysPath: () => orgPath('/keys'),
@@ -232,6 +234,7 @@ async function renderOrg(id) {
     admin ? audit.show() : null,
     admin ? alerts.show(orgPath) : null,
     caps.show(orgPath, { email: session.email, admin }),
+    batches.show(orgPath, org.batches),
   ]);
   await payments.show(orgPath, admin);
   show('org');

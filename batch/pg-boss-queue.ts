@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { BatchRecord, NewLine } from '../store/batches.js';
 import type { LineOutcome } from '../store/batch-lines.js';
 import type { Store } from '../store/store.js';
+import { retryConflicts } from '../store/transaction-retry.js';
 import { StoreLineQueue, type ClaimScope, type QueuedLine } from './line-queue.js';
 
 /** The queue of batch lines, one for the fleet. */
@@ -40,18 +41,37 @@ export interface PgBossQueueOptions {
   leaseMs: number;
 }
 
-/** What runs SQL text: the store's Kysely, or one of its transactions. */
+/** What runs SQL text: the store's Kysely, one of its connections, or one of its transactions. */
 interface SqlExecutor {
   executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
 }
 
-/** pg-boss's database adapter over the store's connections or a transaction: its SQL runs where it is asked to. */
-function pgBossDb(db: SqlExecutor): PgBoss.Db {
+/** pg-boss's database adapter inside a transaction of the store's: its SQL is part of that transaction. */
+function transactionDb(tx: SqlExecutor): PgBoss.Db {
   return {
-    executeSql: async (text, values) => {
-      const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, values ?? []));
-      return { rows: result.rows };
-    },
+    executeSql: async (text, values) => ({
+      rows: (await tx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, values ?? []))).rows,
+    }),
+  };
+}
+
+/**
+ * pg-boss's database adapter on the store's connections. Some of pg-boss's SQL opens a transaction in its text
+ * (BEGIN; …; COMMIT); a statement that fails there leaves the connection in that aborted transaction, and pg-boss
+ * expects some such failures (two nodes making its schema at once): so a failure is rolled back before the
+ * connection goes back to the store's pool, which every request shares.
+ */
+function poolDb(store: Store): PgBoss.Db {
+  return {
+    executeSql: (text, values) =>
+      store.db.connection().execute(async (connection) => {
+        try {
+          return await transactionDb(connection).executeSql(text, values);
+        } catch (error) {
+          await connection.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
+          throw error;
+        }
+      }),
   };
 }
 
@@ -70,7 +90,7 @@ export class PgBossLineQueue extends StoreLineQueue {
     // A job not completed within two leases is looked at again: its line's claim ran out, or it is put back.
     const expireSeconds = Math.max(1, Math.ceil((2 * options.leaseMs) / 1000));
     const boss = new PgBoss({
-      db: pgBossDb(store.db),
+      db: poolDb(store),
       schedule: false,
       supervise: true,
       maintenanceIntervalSeconds: expireSeconds,
@@ -80,7 +100,8 @@ export class PgBossLineQueue extends StoreLineQueue {
     });
     boss.on('error', (error) => log.warn({ err: error }, 'batch queue: pg-boss reported an error'));
     await boss.start();
-    await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' });
+    // Made once for the fleet; nodes starting at once can deadlock making its table, and the loser tries again.
+    await retryConflicts(() => boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' }));
     return new PgBossLineQueue(store, owner, boss, expireSeconds);
   }
 
@@ -91,7 +112,7 @@ export class PgBossLineQueue extends StoreLineQueue {
         const jobs = lines
           .slice(start, start + JOBS_PER_INSERT)
           .map((_, i) => this.#job({ batchId: batch.id, lineNo: start + i }));
-        await this.#boss.insert(jobs, { db: pgBossDb(tx) });
+        await this.#boss.insert(jobs, { db: transactionDb(tx) });
       }
     });
   }
@@ -166,7 +187,7 @@ export class PgBossLineQueue extends StoreLineQueue {
   /** Completes the job and queues its line again from `notBefore` (Unix ms), in one transaction. */
   async #putBack(jobId: string, line: LineJob, notBefore: number): Promise<void> {
     await this.store.db.transaction().execute(async (tx) => {
-      const db = pgBossDb(tx);
+      const db = transactionDb(tx);
       await this.#boss.complete(QUEUE, jobId, {}, { db });
       await this.#boss.insert([{ ...this.#job(line), startAfter: new Date(notBefore) }], { db });
     });

@@ -164,3 +164,25 @@ t.test('a job whose line another node’s live claim holds is put back for when 
     'queued again for the end of node A’s claim',
   );
 });
+
+t.test(
+  'regression: nodes starting at once on a new database all start, and leave the store’s connections usable (pg-boss’s failed schema race left a pooled connection in an aborted transaction)',
+  async (t) => {
+    const fresh = await openStore(await freshStoreOptions('postgres'));
+    t.teardown(() => fresh.close());
+    const log = pino({ level: 'silent' });
+    const nodes = await Promise.all(
+      ['node_1', 'node_2', 'node_3'].map((owner) => PgBossLineQueue.start(fresh, owner, { leaseMs: LEASE_MS }, log)),
+    );
+    t.equal(nodes.length, 3, 'every node started');
+    // As many queries at once as the pool has connections: each connection answers.
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => sql<{ one: number }>`select 1 as one`.execute(fresh.db)),
+    );
+    t.same(
+      answers.map((answer) => answer.rows[0]!.one),
+      [1, 1, 1, 1, 1],
+    );
+    for (const node of nodes) await node.close();
+  },
+);

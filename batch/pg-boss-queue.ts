@@ -168,9 +168,13 @@ export class PgBossLineQueue extends StoreLineQueue {
     return 'completed';
   }
 
+  /**
+   * Completes the job only if the outcome was kept: a claim that ran out may mean another node fetched the same job
+   * again and runs the line, and the job must outlive that node too.
+   */
   override async finish(line: QueuedLine, outcome: LineOutcome, now: number): Promise<boolean> {
     const kept = await super.finish(line, outcome, now);
-    if (line.jobId !== undefined) await this.#boss.complete(QUEUE, line.jobId);
+    if (kept && line.jobId !== undefined) await this.#boss.complete(QUEUE, line.jobId);
     return kept;
   }
 

@@ -165,6 +165,22 @@ t.test('a job whose line another node’s live claim holds is put back for when 
   );
 });
 
+t.test('a node whose claim ran out finishes without completing the job another node now holds', async (t) => {
+  const id = await batchOf(1);
+  const [late] = await claim(nodeA, 1, runnable(id));
+  // Node A's claim runs out and its job expires: node B is handed the same job and claims the line.
+  await batchDb(store.db).updateTable('batch_lines').set({ lease_until: 0 }).where('batch_id', '=', id).execute();
+  await sql`update pgboss.job set state = 'retry' where data->>'batchId' = ${id}`.execute(store.db);
+  const [taken] = await claim(nodeB, 1, runnable(id));
+  t.equal(taken?.jobId, late?.jobId, 'the same job');
+  t.equal(taken?.attempt, 2);
+  const ok = { state: 'succeeded', statusCode: 200, result: '{}' } as const;
+  t.equal(await nodeA.finish(late!, ok, Date.now()), false, 'node A’s outcome is not kept');
+  t.same(await jobStates(id), { active: 1 }, 'the job stays node B’s');
+  t.equal(await nodeB.finish(taken!, ok, Date.now()), true);
+  t.same(await jobStates(id), { completed: 1 });
+});
+
 t.test(
   'regression: nodes starting at once on a new database all start, and leave the store’s connections usable (pg-boss’s failed schema race left a pooled connection in an aborted transaction)',
   async (t) => {

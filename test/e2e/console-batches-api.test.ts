@@ -5,7 +5,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
-import { newBatch } from '../../batch/new-batch.js';
 import { batchDb } from '../../store/batch-schema.js';
 import { formatCredits } from '../../store/credits.js';
 import type { Store } from '../../store/store.js';
@@ -14,6 +13,7 @@ import { startSmtp, type RunningSmtp } from '../helpers/smtp.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { freshStoreEnvironment } from '../helpers/test-store.js';
 import { chainOf } from '../kit/stack-presets.js';
+import { storedBatch } from '../kit/stored-batch.js';
 
 interface BatchBody {
   id: string;
@@ -288,22 +288,7 @@ t.test("another organization's batches are a 404, by its path or by its own", as
 });
 
 t.test('a batch that has not ended has no download yet: a 409 that says so', async (t) => {
-  const waiting = {
-    ...newBatch(
-      {
-        id: 'batch_console_waiting',
-        orgId: acme,
-        keyId: adaKey.id,
-        api: 'openai',
-        endpoint: '/v1/chat/completions',
-        inputFileId: null,
-        inputObject: 'files/none.jsonl',
-        metadata: null,
-      },
-      Date.now(),
-    ),
-    status: 'validating' as const,
-  };
+  const waiting = storedBatch('batch_console_waiting', acme, adaKey.id, { status: 'validating' });
   await store.batches.create(waiting, []);
   const answer = await download(bob, `/console/v1/orgs/${acme}/batches/${waiting.id}/results`);
   t.equal(answer.status, 409);

@@ -4,13 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
-import { newBatch } from '../../batch/new-batch.js';
 import { batchDb } from '../../store/batch-schema.js';
 import { formatCredits } from '../../store/credits.js';
 import { byTestId } from '../helpers/browser.js';
 import { signedInPage } from '../helpers/console.js';
 import { ACME_MEMBERS, consoleStackForFile } from '../kit/console-stack.js';
 import { chainOf } from '../kit/stack-presets.js';
+import { storedBatch } from '../kit/stored-batch.js';
 
 const { smtp, stack, store, browser, consoleUrl } = await consoleStackForFile(t, {
   yaml: `batch:\n  concurrency: 1\n${chainOf('auth', 'ratelimit', 'meter')}`,
@@ -94,22 +94,7 @@ t.test("an ended batch's Download link saves its results, one line per request i
 });
 
 t.test('a batch that has not ended shows its status and no Download link', async (t) => {
-  const waiting = {
-    ...newBatch(
-      {
-        id: 'batch_console_page_waiting',
-        orgId: acme,
-        keyId: adaKey.record.id,
-        api: 'openai',
-        endpoint: '/v1/chat/completions',
-        inputFileId: null,
-        inputObject: 'files/none.jsonl',
-        metadata: null,
-      },
-      Date.now(),
-    ),
-    status: 'validating' as const,
-  };
+  const waiting = storedBatch('batch_console_page_waiting', acme, adaKey.record.id, { status: 'validating' });
   await store.batches.create(waiting, []);
   const { page, problems } = await signedIn('ada@acme.example');
   const row = page.locator(`[data-testid="batch-row"][data-batch-id="${waiting.id}"]`);

@@ -4,11 +4,11 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import t from 'tap';
 import type { ClaimScope } from '../../../batch/line-queue.js';
-import { newBatch } from '../../../batch/new-batch.js';
 import { PgBossLineQueue } from '../../../batch/pg-boss-queue.js';
 import { batchDb } from '../../../store/batch-schema.js';
 import { openStore, type Store } from '../../../store/store.js';
 import { freshStoreOptions } from '../../helpers/test-store.js';
+import { storedBatch } from '../../kit/stored-batch.js';
 
 const LEASE_MS = 30_000;
 let store: Store;
@@ -35,19 +35,7 @@ t.teardown(async () => {
 /** A new batch of `lines` lines, made through node A. */
 async function batchOf(lines: number): Promise<string> {
   const id = `batch_${++batches}`;
-  const batch = newBatch(
-    {
-      id,
-      orgId,
-      keyId,
-      api: 'openai',
-      endpoint: '/v1/chat/completions',
-      inputFileId: 'file_1',
-      inputObject: 'input',
-      metadata: null,
-    },
-    Date.now(),
-  );
+  const batch = storedBatch(id, orgId, keyId);
   await nodeA.create(
     batch,
     Array.from({ length: lines }, (_, i) => ({ customId: `c${i}`, offset: i, length: 1 })),
@@ -70,19 +58,7 @@ async function jobStates(batchId: string): Promise<Record<string, number>> {
 t.test('a batch and its lines’ jobs are made in one transaction: all of them or none', async (t) => {
   const id = await batchOf(3);
   t.same(await jobStates(id), { created: 3 });
-  const again = newBatch(
-    {
-      id,
-      orgId,
-      keyId,
-      api: 'openai',
-      endpoint: '/v1/chat/completions',
-      inputFileId: 'file_1',
-      inputObject: 'input',
-      metadata: null,
-    },
-    Date.now(),
-  );
+  const again = storedBatch(id, orgId, keyId);
   await t.rejects(nodeA.create(again, [{ customId: 'x', offset: 0, length: 1 }]), 'the same batch id again fails');
   t.same(await jobStates(id), { created: 3 }, 'and leaves no job of its own');
   // The lines are run away, so the next tests start on an empty queue.

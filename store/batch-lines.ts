@@ -2,8 +2,8 @@
 // and records each line's outcome only while its claim is still its own. A line whose node died (its lease ran
 // out) is claimed again by any node, as a new attempt: the same line never runs on two nodes at once, and its
 // result is written once. Each attempt is one request id (`attemptId`), so one ledger row at most.
-import type { Kysely } from 'kysely';
-import { batchDb, type BatchDatabase, type LineState } from './batch-schema.js';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { batchDb, type BatchDatabase, type BatchLinesTable, type LineState } from './batch-schema.js';
 import type { Database } from './schema.js';
 
 /** A line a node has claimed: where its body is, and which attempt this is. */
@@ -35,6 +35,29 @@ export interface LineResult {
 /** What claiming one given line got: the line; or the end of another node's live claim on it; or that it ended. */
 export type LineClaim = { claimed: ClaimedLine } | { claimedElsewhereUntil: number } | { ended: true };
 
+/** A line a node may claim: it waits, or its claim ran out. */
+const claimable =
+  (now: number) =>
+  (eb: ExpressionBuilder<BatchDatabase, 'batch_lines'>): Expression<SqlBool> =>
+    eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)])]);
+
+/** What a claim reads back of each line it took. */
+const CLAIMED_COLUMNS = ['line_no', 'custom_id', 'body_offset', 'body_length', 'attempt'] as const;
+
+function claimedLine(
+  batchId: string,
+  row: Pick<Selectable<BatchLinesTable>, (typeof CLAIMED_COLUMNS)[number]>,
+): ClaimedLine {
+  return {
+    batchId,
+    lineNo: Number(row.line_no),
+    customId: row.custom_id,
+    offset: Number(row.body_offset),
+    length: Number(row.body_length),
+    attempt: Number(row.attempt),
+  };
+}
+
 /** The request id of one attempt at a line: its ledger row's id too. */
 export function attemptId(batchId: string, lineNo: number, attempt: number): string {
   return `${batchId}.${lineNo}.${attempt}`;
@@ -62,33 +85,19 @@ export class BatchLines {
         attempt: eb('attempt', '+', 1),
       }))
       .where('batch_id', '=', batchId)
-      .where((eb) =>
-        eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)])]),
-      )
+      .where(claimable(now))
       .where('line_no', 'in', (eb) =>
         eb
           .selectFrom('batch_lines')
           .select('line_no')
           .where('batch_id', '=', batchId)
-          .where((inner) =>
-            inner.or([
-              inner('state', '=', 'queued'),
-              inner.and([inner('state', '=', 'running'), inner('lease_until', '<', now)]),
-            ]),
-          )
+          .where(claimable(now))
           .orderBy('line_no')
           .limit(count),
       )
-      .returning(['line_no', 'custom_id', 'body_offset', 'body_length', 'attempt'])
+      .returning(CLAIMED_COLUMNS)
       .execute();
-    return rows.map((row) => ({
-      batchId,
-      lineNo: Number(row.line_no),
-      customId: row.custom_id,
-      offset: Number(row.body_offset),
-      length: Number(row.body_length),
-      attempt: Number(row.attempt),
-    }));
+    return rows.map((row) => claimedLine(batchId, row));
   }
 
   /**
@@ -101,22 +110,10 @@ export class BatchLines {
       .set((eb) => ({ state: 'running', lease_owner: owner, lease_until: leaseUntil, attempt: eb('attempt', '+', 1) }))
       .where('batch_id', '=', batchId)
       .where('line_no', '=', lineNo)
-      .where((eb) =>
-        eb.or([eb('state', '=', 'queued'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)])]),
-      )
-      .returning(['custom_id', 'body_offset', 'body_length', 'attempt'])
+      .where(claimable(now))
+      .returning(CLAIMED_COLUMNS)
       .executeTakeFirst();
-    if (claimed !== undefined)
-      return {
-        claimed: {
-          batchId,
-          lineNo,
-          customId: claimed.custom_id,
-          offset: Number(claimed.body_offset),
-          length: Number(claimed.body_length),
-          attempt: Number(claimed.attempt),
-        },
-      };
+    if (claimed !== undefined) return { claimed: claimedLine(batchId, claimed) };
     const line = await this.#db
       .selectFrom('batch_lines')
       .select(['state', 'lease_until'])

@@ -1,4 +1,5 @@
-// The batch worker of one node (issue #29): it claims lines of the active batches with a lease, runs each
+// The batch worker of one node (issue #29): it claims lines of the active batches with a lease (where it finds
+// them, the store or pg-boss's jobs, is its LineQueue: line-queue.ts), runs each
 // through the exchange lifecycle (line-door.ts), keeps its result, and moves each batch to its end. Every
 // node of a fleet runs one, over the shared store: a line is run by the node holding its claim, a claim is
 // renewed while its line runs, and a node killed mid-line loses its claims when they run out (`lease_ms`),

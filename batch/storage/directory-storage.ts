@@ -1,7 +1,7 @@
 // File storage in a directory (file-storage.ts): one file per object, written to a temporary name and renamed
 // into place, so a reader never sees half an object and a node killed mid-write leaves only a temporary file.
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -19,6 +19,9 @@ export class DirectoryStorage implements FileStorage {
     const path = this.#path(key);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const partial = `${path}.${randomBytes(6).toString('hex')}.partial`;
+    // Opened before the pipeline, so the file exists when a failed write removes it (a stream that opens it itself
+    // may create it after the removal, when the source fails first).
+    const file = await open(partial, 'wx', 0o600);
     let bytes = 0;
     try {
       await pipeline(
@@ -29,7 +32,7 @@ export class DirectoryStorage implements FileStorage {
             yield chunk;
           }
         },
-        createWriteStream(partial, { mode: 0o600 }),
+        file.createWriteStream(),
       );
       await rename(partial, path);
     } catch (error) {

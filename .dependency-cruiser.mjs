@@ -134,6 +134,24 @@ export default {
       to: { path: '^(batch|core|http|proxy|plugins|dialects|admin|console|bin|tokenizer|sim)/' },
     },
     {
+      name: 'cluster-is-plumbing',
+      comment:
+        "cluster/ carries messages between a node's primary and its workers; what crosses (windows, registries, revocations) is the parts' own, so it knows only the contracts and the revocation bus, and only bin/ puts it to use.",
+      severity: 'error',
+      from: { path: '^cluster/' },
+      to: {
+        path: '^(batch|http|proxy|plugins|dialects|admin|console|bin|services|config|notify|limits|tokenizer|prompt|sim|validation|telemetry)/',
+      },
+    },
+    {
+      name: 'only-bin-runs-the-cluster',
+      comment:
+        'The workers of a node are started by bin/; a part reaches what the node shares through core/shared-objects.ts.',
+      severity: 'error',
+      from: { pathNot: ['^bin/', '^cluster/', TESTS] },
+      to: { path: '^cluster/' },
+    },
+    {
       name: 'store-is-a-leaf',
       comment: 'The store is the bottom layer: the orgs, keys and ledger know nothing of the gateway that uses them.',
       severity: 'error',

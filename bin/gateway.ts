@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `gateway` command: `gateway start`, `gateway sim`, and the store's `orgs`, `credits` and `keys` (admin/cli.ts).
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CAP_FLAGS, type CapFlag } from '../admin/cap-commands.js';
 import { runStoreCommand, STORE_COMMANDS, STORE_USAGE, UsageError } from '../admin/cli.js';
@@ -10,6 +11,7 @@ import { StoreError } from '../store/errors.js';
 import { openRevocationBus } from '../services/services.js';
 import { storeOptionsOf } from '../services/store-options.js';
 import type { RunningGateway } from './start-gateway.js';
+import { WORKER_VARIABLE } from './worker-variable.js';
 
 const USAGE = `usage:
   gateway start [--config FILE]                     run the gateway (GATEWAY_CONFIG may name the file)
@@ -26,13 +28,20 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const loaded = loadConfig(values.config ?? process.env.GATEWAY_CONFIG);
+  if (command === 'start' && process.env[WORKER_VARIABLE] !== undefined) {
+    await (await import('./worker.js')).runWorker(loaded);
+    return;
+  }
   if (command === 'start') {
     const auth = loaded.config.plugins.some((plugin) => plugin.name === 'auth');
     const storeOptions = storeOptionsOf(loaded);
     const demoKey = auth ? await (await import('../admin/demo-org.js')).createDemoKeyIfEmpty(storeOptions) : undefined;
+    const workers = workerCount(loaded.config.server.workers);
     // Imported here: the proxy, the dialects and the tokenizer are what `start` needs and the store's commands do not.
-    const { startGateway } = await import('./start-gateway.js');
-    const gateway = await startGateway(loaded);
+    const gateway =
+      workers > 1
+        ? await (await import('./workers.js')).startWorkers(loaded, workers)
+        : await (await import('./start-gateway.js')).startGateway(loaded);
     gateway.log.info(
       { url: gateway.url, model: loaded.config.model.id, upstream: gateway.upstreamUrls },
       'gateway listening',
@@ -117,6 +126,11 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   throw new UsageError(`unknown command '${command}'\n${USAGE}`);
+}
+
+/** `server.workers`: `auto` (or unset) is one per core. */
+function workerCount(workers: number | 'auto' | undefined): number {
+  return workers === undefined || workers === 'auto' ? availableParallelism() : workers;
 }
 
 /** `--flavor`: the server the sim plays. */

@@ -1,9 +1,15 @@
 // The metrics listener: GET /metrics in the Prometheus text format, on its own host and port
-// (`metrics.host`, `metrics.port`), apart from the API so that it is never exposed with it.
+// (`metrics.host`, `metrics.port`), apart from the API so that it is never exposed with it. A node of several
+// workers serves it from its primary, every worker's series summed (bin/workers.ts).
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { closeServer, listen, urlOf } from '../http/listen.js';
-import type { GatewayMetrics } from '../telemetry/metrics.js';
+
+/** What the listener answers with: the text of one scrape, and its content type. */
+export interface MetricsSource {
+  render(): Promise<string>;
+  readonly contentType: string;
+}
 
 export interface RunningMetricsServer {
   url: string;
@@ -11,7 +17,7 @@ export interface RunningMetricsServer {
 }
 
 export async function startMetricsServer(
-  metrics: GatewayMetrics,
+  metrics: MetricsSource,
   address: { host: string; port: number },
   log: Logger,
 ): Promise<RunningMetricsServer> {
@@ -29,7 +35,7 @@ export async function startMetricsServer(
     }
     metrics.render().then(
       (text) => {
-        res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+        res.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {

@@ -40,7 +40,7 @@ import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-
 import { countedTokens } from '../tokenizer/counted-tokens.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
 import type { RunningSim } from '../sim/server.js';
-import { openServices } from '../services/services.js';
+import { hasRedis, openServices } from '../services/services.js';
 import { GatewayMetrics } from '../telemetry/metrics.js';
 import { GatewayTracing } from '../telemetry/tracing.js';
 import { packageVersion } from '../config/package-version.js';
@@ -49,6 +49,9 @@ import { startMetricsServer } from './metrics-server.js';
 import { redisCheck, storeCheck, upstreamCheck } from './readiness-checks.js';
 import { discoverUpstream } from './upstream-discovery.js';
 import { storeOptionsOf } from '../services/store-options.js';
+import { LinkRevocationBus } from '../cluster/link-revocation-bus.js';
+import type { PrimaryLink } from '../cluster/primary-link.js';
+import { AggregatorRegistry } from 'prom-client';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -86,6 +89,11 @@ export interface StartOptions {
   logDestination?: DestinationStream;
   /** The plugins' clock (Unix ms), and /ready's cache's; Date.now by default (tests give one they move). */
   now?: () => number;
+  /**
+   * A worker of a node of several (bin/workers.ts): its channel to the primary, which holds the node's shared
+   * counters and relays revocations where no Redis does, and serves the metrics of all workers.
+   */
+  primary?: PrimaryLink;
 }
 
 export async function startGateway(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningGateway> {
@@ -101,7 +109,13 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   // out, and the store writes the keys' last-used times.
   const node = new Components((name, error) => log.warn({ err: error, part: name }, 'a part did not close'));
   try {
-    return await assemble(node, loaded, { env, log, adminToken, ...(options.now ? { now: options.now } : {}) });
+    return await assemble(node, loaded, {
+      env,
+      log,
+      adminToken,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.primary ? { primary: options.primary } : {}),
+    });
   } catch (error) {
     // A part that failed to start: what had started closes, the last first, and the error goes on.
     await node.abandon();
@@ -114,12 +128,13 @@ interface Assembly {
   log: Logger;
   adminToken: string | undefined;
   now?: () => number;
+  primary?: PrimaryLink;
 }
 
 /** Starts the node's parts into `node`, in order; the gateway's own listener last. */
 async function assemble(node: Components, loaded: LoadedConfig, options: Assembly): Promise<RunningGateway> {
   const { config } = loaded;
-  const { env, log, adminToken } = options;
+  const { env, log, adminToken, primary } = options;
   let urls = config.upstream.urls;
   if (urls.length === 0) {
     const sim = await node.start({ name: 'sim', start: () => startEmbeddedSim(config), close: (sim) => sim.close() });
@@ -184,7 +199,11 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
   let storeUsed = false;
   const services = await node.start({
     name: 'services',
-    start: () => openServices(config, storeOptionsOf(loaded), log),
+    start: () =>
+      openServices(config, storeOptionsOf(loaded), {
+        log,
+        ...(primary !== undefined && !hasRedis(config) ? { revocations: new LinkRevocationBus(primary) } : {}),
+      }),
     ready: (services) => [
       ...(storeUsed ? [storeCheck(async () => (await services.store()).ping())] : []),
       ...(services.redis() !== undefined ? [redisCheck(() => services.redisConnected())] : []),
@@ -229,6 +248,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
         countTokens,
         metrics,
         now: options.now ?? Date.now,
+        ...(primary !== undefined ? { shared: primary } : {}),
       }),
     close: async (plugins) => {
       for (const plugin of plugins) await plugin.close?.();
@@ -356,8 +376,14 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
       })),
     tokenizerQueue: () => counter.queued(),
   });
+  // A worker's series are read by the primary, which serves the node's metrics (bin/workers.ts): prom-client's
+  // aggregator answers the primary's requests once one is made in the worker.
+  if (metrics !== undefined && primary !== undefined) {
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([metrics.registry]);
+  }
   // The side listeners start before the gateway's own, so they close after its drain.
-  if (metrics !== undefined && config.metrics.port !== undefined) {
+  if (metrics !== undefined && config.metrics.port !== undefined && primary === undefined) {
     const { host, port } = config.metrics;
     await node.start({
       name: 'metrics',
@@ -482,7 +508,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
  * 0.5 s) loaded with the first request that needs it, so an idle gateway does not hold it: one with a real
  * upstream never pays it.
  */
-async function startEmbeddedSim(config: GatewayConfig): Promise<RunningSim> {
+export async function startEmbeddedSim(config: GatewayConfig): Promise<RunningSim> {
   const { startSim } = await import('../sim/server.js');
   return startSim({
     warmUp: false,

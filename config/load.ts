@@ -127,6 +127,12 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
       ['server', 'drain_timeout_ms'],
       integer('GATEWAY_DRAIN_TIMEOUT_MS', env.GATEWAY_DRAIN_TIMEOUT_MS),
     );
+  if (env.GATEWAY_WORKERS)
+    assign(
+      'GATEWAY_WORKERS',
+      ['server', 'workers'],
+      env.GATEWAY_WORKERS === 'auto' ? 'auto' : integer('GATEWAY_WORKERS', env.GATEWAY_WORKERS),
+    );
   if (env.GATEWAY_UPSTREAM_URL)
     assign(
       'GATEWAY_UPSTREAM_URL',

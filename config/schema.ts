@@ -56,6 +56,12 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         headers_timeout_ms: { type: 'integer', minimum: 10, maximum: 600000 },
         body_timeout_ms: { type: 'integer', minimum: 10, maximum: 3600000 },
         max_connections: { type: 'integer', minimum: 1, maximum: 1000000 },
+        workers: optional({
+          oneOf: [
+            { type: 'integer', minimum: 1, maximum: 256 },
+            { type: 'string', const: 'auto' },
+          ],
+        }),
         sse_ping_ms: { type: 'integer', minimum: 10 },
         websocket_idle_ms: { type: 'integer', minimum: 10, maximum: 3600000 },
         drain_timeout_ms: { type: 'integer', minimum: 0, maximum: 3600000 },

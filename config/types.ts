@@ -19,6 +19,11 @@ export interface GatewayConfig {
     body_timeout_ms: number;
     /** Open client connections per node. */
     max_connections: number;
+    /**
+     * Worker processes on the one port (node:cluster): `auto`, one per core; 1, the gateway in one process.
+     * Unset: auto.
+     */
+    workers?: number | 'auto';
     sse_ping_ms: number;
     /** A WebSocket with no request under way and no message for this long is closed. */
     websocket_idle_ms: number;

@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../config/types.js';
 import type { LimitNotifier } from '../notify/notifier.js';
 import type { ChatRequest, JsonObject } from '../core/canonical.js';
 import type { Plugin } from '../core/plugin.js';
+import type { SharedObjects } from '../core/shared-objects.js';
 import type { RedisClient } from '../store/redis-client.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { Store } from '../store/store.js';
@@ -34,6 +35,11 @@ export interface PluginContext {
   readonly metrics: GatewayMetrics | undefined;
   /** The clock (Unix ms) that plugins' caches expire by: Date.now, or a test's own. */
   readonly now: () => number;
+  /**
+   * The objects the node's primary process holds for all its workers (`server.workers` > 1), for state that
+   * must be the node's and not a worker's where no Redis holds it; undefined in a node of one process.
+   */
+  readonly shared?: SharedObjects;
 }
 
 /** What a plugin module exports: a factory and the JSON Schema of its options (checked once, at load). */

@@ -24,12 +24,23 @@ export interface Services {
   close(): Promise<void>;
 }
 
+export interface ServicesOptions {
+  log?: Logger;
+  /** The revocation bus when the caller has its own (a worker's, through the node's primary); else Redis's or this process's. */
+  revocations?: RevocationBus;
+}
+
 /** `storeOptions`: where the store is (services/store-options.ts reads them from the config). */
-export async function openServices(config: GatewayConfig, storeOptions: StoreOptions, log?: Logger): Promise<Services> {
+export async function openServices(
+  config: GatewayConfig,
+  storeOptions: StoreOptions,
+  options: ServicesOptions = {},
+): Promise<Services> {
+  const { log } = options;
   const target = redisTargetOf(config);
   // Loaded only with Redis: ioredis is about 7 MB of resident memory that a node alone never uses.
   const redisClient = target === undefined ? undefined : await import('../store/redis-client.js');
-  const revocations = await openRevocationBus(config, log);
+  const revocations = options.revocations ?? (await openRevocationBus(config, log));
   // The notifier reads the store and Redis through the services, when a notice comes.
   const notifier = await openNotifier(config, { store: () => services.store(), redis: () => services.redis(), log });
   let opened: Promise<Store> | undefined;
@@ -100,6 +111,11 @@ export async function openRevocationBus(config: GatewayConfig, log?: Logger): Pr
   } catch (error) {
     throw new ConfigError(`${'url' in target ? 'redis.url' : 'redis.cluster'}: ${(error as Error).message}`);
   }
+}
+
+/** Whether Redis is configured (`redis.url` or `redis.cluster`): then it holds what the nodes share. */
+export function hasRedis(config: GatewayConfig): boolean {
+  return redisTargetOf(config) !== undefined;
 }
 
 /** Where the configured Redis is: one server (`redis.url`), a cluster's seeds (`redis.cluster`), or none. */

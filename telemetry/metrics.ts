@@ -265,6 +265,8 @@ export class GatewayMetrics {
       help: 'Whether an upstream replica takes requests (1) or sits out after failures (0).',
       labelNames: ['replica'],
       registers,
+      // A node of several workers: 1 only while every worker takes requests to it (the others' series are summed).
+      aggregator: 'min',
       collect() {
         for (const { replica, healthy } of sources.replicas()) this.set({ replica }, healthy ? 1 : 0);
       },
@@ -338,6 +340,11 @@ export class GatewayMetrics {
         cache_write: tokens('cache_write'),
       },
     };
+  }
+
+  /** The Prometheus text format's content type. */
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
   /** The Prometheus text format of every metric. */

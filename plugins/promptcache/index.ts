@@ -1,6 +1,7 @@
 // The promptcache plugin: prompt-cache accounting for the message dialect (docs/prompt-caching.md).
 // A request whose blocks carry `cache_control` has its marked prefixes looked up in the caller's
-// organization's registry (in this process, or in Redis so that every node shares it) while the
+// organization's registry (in this process, in the node's primary process when it runs several workers, or in
+// Redis so that every node shares it) while the
 // upstream works; the usage it reports is then split into cache reads, cache writes per TTL and
 // plain input, and the marked prefixes are written back (or refreshed). Without marks, or without a
 // caller (no auth plugin), the upstream's usage passes unchanged: its own cached tokens stay reads.
@@ -17,7 +18,8 @@ import type { CacheSplit } from './accounting.js';
 import { cachePrefixes } from './prefixes.js';
 import { PromptCache, type CachePlan } from './prompt-cache.js';
 import { RedisRegistry } from './redis-registry.js';
-import { MemoryRegistry } from './registry.js';
+import { MemoryRegistry, type PrefixRegistry } from './registry.js';
+import { SharedRegistry } from './shared-registry.js';
 
 interface PromptCacheOptions {
   ttl_5m_ms?: number;
@@ -43,10 +45,12 @@ export const promptCachePlugin = definePlugin<PromptCacheOptions>({
     if (countTokens === undefined)
       throw new Error('the promptcache plugin needs the gateway token counter (context.countTokens)');
     const redis = context.redis();
-    const registry =
+    const registry: PrefixRegistry =
       redis !== undefined
         ? new RedisRegistry(redis, context.config.redis.key_prefix ?? 'gateway:', context.now)
-        : new MemoryRegistry({ now: context.now, ...(max_entries !== undefined ? { maxEntries: max_entries } : {}) });
+        : context.shared !== undefined
+          ? new SharedRegistry(context.shared, max_entries)
+          : new MemoryRegistry({ now: context.now, ...(max_entries !== undefined ? { maxEntries: max_entries } : {}) });
     const cache = new PromptCache({ registry, ttlMs: { '5m': ttl_5m_ms, '1h': ttl_1h_ms }, countTokens });
     return {
       name: 'promptcache',

@@ -1,5 +1,6 @@
 // The ratelimit plugin: per-organization limits by tier (spec §8), after `auth` in the chain. Options:
-// `backend` (auto: Redis when `redis.url` or `redis.cluster` is set, else in-process; memory; redis) and `tier_cache_ms`
+// `backend` (auto: Redis when `redis.url` or `redis.cluster` is set, else in the node: in-process, or in the primary
+// process when the node runs several workers; memory; redis) and `tier_cache_ms`
 // (how long a node trusts an organization's tier, so that requests cost no store read).
 import type { JSONSchemaType } from 'ajv';
 import { ConfigError } from '../../config/errors.js';
@@ -11,6 +12,7 @@ import { RateLimitHeaders } from './headers.js';
 import { MemoryWindow } from './memory-window.js';
 import { RateLimiter } from './rate-limiter.js';
 import { redisWindow } from './redis-window.js';
+import { SharedWindow } from './shared-window.js';
 import { TierCache, type Standing } from './tier-cache.js';
 import type { RateWindow } from './window.js';
 
@@ -60,7 +62,10 @@ async function openWindow(
     throw new ConfigError(
       "plugin ratelimit: backend 'redis' needs redis.url or redis.cluster (or GATEWAY_REDIS_URL, GATEWAY_REDIS_CLUSTER)",
     );
-  if (client === undefined) return new MemoryWindow(windowSeconds, context.now);
+  if (client === undefined)
+    return context.shared === undefined
+      ? new MemoryWindow(windowSeconds, context.now)
+      : new SharedWindow(context.shared, windowSeconds);
   try {
     return await redisWindow(client, context.config.redis.key_prefix ?? 'gateway:', windowSeconds, context.now);
   } catch (error) {

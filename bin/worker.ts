@@ -1,0 +1,34 @@
+// One worker of a node of several (bin/workers.ts is the primary): the whole gateway, with the node's
+// shared counters and revocations reached through the primary. It tells the primary where it listens, and
+// stops when told (drain, then cut), on its own signals as a node alone does, or when the primary is gone.
+import { PrimaryLink } from '../cluster/primary-link.js';
+import type { LoadedConfig } from '../config/load.js';
+import { startGateway } from './start-gateway.js';
+
+export async function runWorker(loaded: LoadedConfig): Promise<void> {
+  const primary = new PrimaryLink(process);
+  const gateway = await startGateway(loaded, { primary });
+  let draining = false;
+  const drain = (): void => {
+    if (draining) return;
+    draining = true;
+    gateway.drain().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        gateway.log.error({ err: error }, 'the worker did not stop cleanly');
+        process.exit(1);
+      },
+    );
+  };
+  primary.onOrder((order) => (order === 'drain' ? drain() : gateway.cutDrain()));
+  // A terminal's Ctrl-C reaches the whole process group: the first signal drains (as the primary's order
+  // does), a second cuts, as in a node alone.
+  const onSignal = (): void => (draining ? gateway.cutDrain() : drain());
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('disconnect', drain);
+  const urls: Record<string, string> = { gateway: gateway.url };
+  if (gateway.adminUrl !== undefined) urls.admin = gateway.adminUrl;
+  if (gateway.consoleUrl !== undefined) urls.console = gateway.consoleUrl;
+  primary.started(urls);
+}

@@ -44,6 +44,7 @@ const gateway = await startServer({
     GATEWAY_UPSTREAM_URL: `${sim.url}/v1`,
     GATEWAY_LOG_LEVEL: 'warn',
     GATEWAY_PORT: String(port),
+    GATEWAY_WORKERS: '1',
   },
   port,
 });

@@ -109,6 +109,7 @@ async function main(): Promise<void> {
           GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), `fleet-bench-node-${index + 1}-`)),
           GATEWAY_DATABASE_URL: postgres.url,
           GATEWAY_REDIS_URL: redis.url,
+          GATEWAY_WORKERS: '1',
         },
         port,
       }),

@@ -395,6 +395,8 @@ async function startGateway(
       GATEWAY_LOG_LEVEL: 'info',
       GATEWAY_DATA_DIR: dir,
       GATEWAY_REDIS_URL: '',
+      // One process, whose CPU the bench reads; the workers' target sets its own.
+      GATEWAY_WORKERS: '1',
       ...config?.env,
     },
     port,

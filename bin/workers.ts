@@ -25,6 +25,8 @@ import { WORKER_VARIABLE } from './worker-variable.js';
 
 /** A worker that dies is replaced after this long (so a worker that dies at once does not spin). */
 const RESPAWN_DELAY_MS = 1000;
+/** How long past its drain's time a worker has to exit before it is cut, and then killed. */
+const STOP_GRACE_MS = 5000;
 
 export async function startWorkers(loaded: LoadedConfig, count: number): Promise<RunningGateway> {
   const { config } = loaded;
@@ -68,7 +70,7 @@ export async function startWorkers(loaded: LoadedConfig, count: number): Promise
   try {
     urls = await pool.start(count);
   } catch (error) {
-    await pool.stop('cut');
+    await pool.stop('cut', 0);
     await metricsServer?.close();
     await sim?.close();
     throw error;
@@ -77,7 +79,7 @@ export async function startWorkers(loaded: LoadedConfig, count: number): Promise
   let stopping: Promise<void> | undefined;
   const stop = (order: 'drain' | 'cut'): Promise<void> => {
     stopping ??= (async () => {
-      const failed = await pool.stop(order);
+      const failed = await pool.stop(order, order === 'drain' ? config.server.drain_timeout_ms : 0);
       await metricsServer?.close();
       await sim?.close();
       if (failed > 0) throw new Error(`${failed} workers did not stop cleanly`);
@@ -122,14 +124,30 @@ class WorkerPool {
     return started[0]!;
   }
 
-  /** Orders every worker to drain (or cut) and resolves, once all exited, with how many did not exit 0. */
-  async stop(order: 'drain' | 'cut'): Promise<number> {
+  /**
+   * Orders every worker to drain (or cut) and resolves, once all exited, with how many did not exit 0. A
+   * worker still there a grace after its drain's time is told to cut, and one still there after another
+   * grace is killed (its exit counts as failed): the node's stop is bounded whatever a worker does.
+   */
+  async stop(order: 'drain' | 'cut', drainMs: number): Promise<number> {
     this.#stopping = true;
     const exits = [...this.#running].map(
       (worker) => new Promise<void>((resolve) => (worker.isDead() ? resolve() : worker.once('exit', () => resolve()))),
     );
     this.#host.order(order);
+    const cut = setTimeout(() => this.#host.order('cut'), drainMs + STOP_GRACE_MS);
+    const kill = setTimeout(
+      () => {
+        for (const worker of this.#running) {
+          this.#log.error({ pid: worker.process.pid }, 'a worker did not stop: killed');
+          worker.process.kill('SIGKILL');
+        }
+      },
+      drainMs + 2 * STOP_GRACE_MS,
+    );
     await Promise.all(exits);
+    clearTimeout(cut);
+    clearTimeout(kill);
     return this.#failed;
   }
 

@@ -25,7 +25,8 @@ export async function startGatewayChild(configFile: string, dataDir: string, log
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')));
   const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, [GATEWAY_BIN, 'start', '--config', configFile], {
-    env: { ...env, GATEWAY_PORT: '0', GATEWAY_DATA_DIR: dataDir },
+    // One process: the fuzz watches its memory and its exit.
+    env: { ...env, GATEWAY_PORT: '0', GATEWAY_DATA_DIR: dataDir, GATEWAY_WORKERS: '1' },
     stdio: ['ignore', out, 'pipe'],
   });
   closeSync(out);

@@ -25,12 +25,16 @@ const entry =
     : ['--import', 'tsx', join(root, 'bin', 'gateway.ts')];
 
 // The defaults and the given variables only: no config file or GATEWAY_* setting of the caller's, and
-// none of tap's loaders and coverage (NODE_OPTIONS), which triple a child's start-up.
-const baseEnvironment = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('NODE_') && !name.startsWith('TAP'),
+// none of tap's loaders and coverage (NODE_OPTIONS), which triple a child's start-up. One process, unless a
+// test asks for workers (GATEWAY_WORKERS): a test's node is the process it signals and kills.
+const baseEnvironment = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('NODE_') && !name.startsWith('TAP'),
+    ),
   ),
-);
+  GATEWAY_WORKERS: '1',
+};
 
 export interface CliResult {
   code: number | null;

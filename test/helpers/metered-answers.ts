@@ -162,6 +162,8 @@ export interface MeteredLoad {
   completed: () => void;
   /** When a connection breaks: send the next request (a balancer routes it to a node still up), or stop (the one gateway is gone). */
   onBreak: 'next' | 'stop';
+  /** A request not answered whole within this long counts as broken (a connection left to a killed process). */
+  requestTimeoutMs?: number;
 }
 
 /** One client of a load: requests back to back, rotating dialect and streaming from `index` on, until `stop`. */
@@ -183,6 +185,7 @@ export async function meteredClient(load: MeteredLoad, index: number): Promise<v
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${load.key}` },
         body: JSON.stringify(requestBody(dialect, stream, `Say something about ${load.topic}, number ${n}.`, 40)),
+        ...(load.requestTimeoutMs === undefined ? {} : { signal: AbortSignal.timeout(load.requestTimeoutMs) }),
       });
       record.status = response.status;
       record.id = response.headers.get('x-request-id') ?? undefined;

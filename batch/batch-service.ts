@@ -13,7 +13,6 @@ import type { BatchMetrics } from '../telemetry/metrics.js';
 import { batchApi } from './batch-api.js';
 import type { BatchContext } from './batch-context.js';
 import { StoreLineQueue, type LineQueue } from './line-queue.js';
-import { PgBossLineQueue } from './pg-boss-queue.js';
 import { DirectoryStorage } from './storage/directory-storage.js';
 import { BatchWorker } from './worker.js';
 
@@ -51,10 +50,13 @@ export async function batchService(parts: BatchServiceParts): Promise<BatchServi
       ? match.route
       : undefined;
   };
-  // One node on SQLite takes its lines from the store; a fleet on PostgreSQL through pg-boss (line-queue.ts).
+  // One node on SQLite takes its lines from the store; a fleet on PostgreSQL through pg-boss (line-queue.ts),
+  // loaded only then.
   const owner = newId('node');
   const queue: LineQueue = store.shared
-    ? await PgBossLineQueue.start(store, owner, { leaseMs: config.lease_ms }, parts.log)
+    ? await (
+        await import('./pg-boss-queue.js')
+      ).PgBossLineQueue.start(store, owner, { leaseMs: config.lease_ms }, parts.log)
     : new StoreLineQueue(store, owner);
   const worker = new BatchWorker(
     {

@@ -2,7 +2,6 @@
 import type { DestinationStream, Logger } from 'pino';
 import { startAdminServer } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
-import { checkConsoleConfig, startConsoleServer } from '../console/server.js';
 import { checkPaymentsConfig } from '../console/payments/payments-config.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { loadServerSecret } from '../config/server-secret.js';
@@ -32,26 +31,23 @@ import { modelCatalogue } from '../proxy/routing/models.js';
 import { Router } from '../proxy/routing/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { CacheIsolator } from '../proxy/upstream/cache-isolation.js';
-import { DEFAULT_CONTEXT_TOKENS } from '../proxy/upstream/model-context.js';
 import { anyReplicaHealthy } from '../proxy/upstream/upstream-health.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { ThinkingSigner } from '../core/thinking-signer.js';
 import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
 import { countedTokens } from '../tokenizer/counted-tokens.js';
 import { createTokenCounter } from '../tokenizer/token-counter.js';
-import type { RunningSim } from '../sim/server.js';
 import { hasRedis, openServices } from '../services/services.js';
-import { GatewayMetrics } from '../telemetry/metrics.js';
-import { GatewayTracing } from '../telemetry/tracing.js';
+import type { GatewayTracing } from '../telemetry/tracing.js';
 import { packageVersion } from '../config/package-version.js';
 import { Components } from './components.js';
 import { startMetricsServer } from './metrics-server.js';
 import { redisCheck, storeCheck, upstreamCheck } from './readiness-checks.js';
 import { discoverUpstream } from './upstream-discovery.js';
+import { startEmbeddedSim } from './embedded-sim.js';
 import { storeOptionsOf } from '../services/store-options.js';
 import { LinkRevocationBus } from '../cluster/link-revocation-bus.js';
 import type { PrimaryLink } from '../cluster/primary-link.js';
-import { AggregatorRegistry } from 'prom-client';
 
 export interface RunningGateway {
   /** The gateway's base URL, e.g. http://127.0.0.1:8080 (the chat SDKs' base is this + /v1). */
@@ -101,7 +97,10 @@ export async function startGateway(loaded: LoadedConfig, options: StartOptions =
   const env = options.env ?? process.env;
   // Checked before anything starts: a short admin token stops the start.
   const adminToken = readAdminToken(config.admin.token_env, env);
-  if (config.console.port !== undefined) checkConsoleConfig(config.console, config.mail);
+  // The console, the metrics and the tracer are loaded only when configured: a node without them does not
+  // hold their packages (OpenID Connect, mail, Stripe, prom-client, OpenTelemetry) in memory.
+  if (config.console.port !== undefined)
+    (await import('../console/server.js')).checkConsoleConfig(config.console, config.mail);
   checkPaymentsConfig(config);
   const log = createLogger(config.log.level, options.logDestination);
   // The parts start in this order and close in the reverse: the listeners first (the gateway's own drains
@@ -151,7 +150,9 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
   const { flavor, contextTokens } = upstream;
   // Recorded only when they can be scraped: a node without a metrics port pays nothing for them.
   const metrics =
-    config.metrics.port === undefined ? undefined : new GatewayMetrics({ perOrg: config.metrics.per_org });
+    config.metrics.port === undefined
+      ? undefined
+      : new (await import('../telemetry/metrics.js')).GatewayMetrics({ perOrg: config.metrics.per_org });
   const counter = await node.start({
     name: 'token counter',
     start: () =>
@@ -379,6 +380,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
   // A worker's series are read by the primary, which serves the node's metrics (bin/workers.ts): prom-client's
   // aggregator answers the primary's requests once one is made in the worker.
   if (metrics !== undefined && primary !== undefined) {
+    const { AggregatorRegistry } = await import('prom-client');
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([metrics.registry]);
   }
@@ -398,17 +400,19 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     await node.start({
       name: 'console',
       start: () =>
-        startConsoleServer({
-          services,
-          config: consoleConfig,
-          mail: config.mail,
-          tiers: tiersOf(config.limits.tiers),
-          windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
-          oidcClientSecret: env[consoleConfig.oidc.client_secret_env] || undefined,
-          payments: config.payments,
-          batches: config.batch.enabled,
-          log,
-        }),
+        import('../console/server.js').then(({ startConsoleServer }) =>
+          startConsoleServer({
+            services,
+            config: consoleConfig,
+            mail: config.mail,
+            tiers: tiersOf(config.limits.tiers),
+            windowUse: capabilityOf(plugins, 'ratelimit.windowUse'),
+            oidcClientSecret: env[consoleConfig.oidc.client_secret_env] || undefined,
+            payments: config.payments,
+            batches: config.batch.enabled,
+            log,
+          }),
+        ),
       url: (server) => server.url,
       close: (server) => server.close(),
     });
@@ -503,31 +507,11 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
   };
 }
 
-/**
- * The built-in reference upstream, when none is configured. Imported only here, and its tokenizer (~130 MB,
- * 0.5 s) loaded with the first request that needs it, so an idle gateway does not hold it: one with a real
- * upstream never pays it.
- */
-export async function startEmbeddedSim(config: GatewayConfig): Promise<RunningSim> {
-  const { startSim } = await import('../sim/server.js');
-  return startSim({
-    warmUp: false,
-    host: '127.0.0.1',
-    port: 0,
-    servedModel: config.model.upstream_name,
-    maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS,
-    ttftMs: config.sim.ttft_ms,
-    itlMs: config.sim.itl_ms,
-    outputTokens: config.sim.output_tokens,
-    reasoningParser: config.sim.reasoning_parser ?? false,
-    flavor: config.sim.flavor ?? 'vllm',
-  });
-}
-
 /** The tracer when `tracing.otlp_url` is set; the SDK's OTEL_BSP_SCHEDULE_DELAY sets how long spans wait for their batch. */
-function tracingOf(config: GatewayConfig, env: NodeJS.ProcessEnv): GatewayTracing | undefined {
+async function tracingOf(config: GatewayConfig, env: NodeJS.ProcessEnv): Promise<GatewayTracing | undefined> {
   const url = config.tracing.otlp_url;
   if (url === undefined) return undefined;
+  const { GatewayTracing } = await import('../telemetry/tracing.js');
   const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
   return new GatewayTracing({
     url,

@@ -20,7 +20,8 @@ import { MemoryRegistry } from '../plugins/promptcache/registry.js';
 import { SHARED_REGISTRY_KIND } from '../plugins/promptcache/shared-registry.js';
 import type { RunningSim } from '../sim/server.js';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.js';
-import { startEmbeddedSim, type RunningGateway } from './start-gateway.js';
+import { startEmbeddedSim } from './embedded-sim.js';
+import type { RunningGateway } from './start-gateway.js';
 import { WORKER_VARIABLE } from './worker-variable.js';
 
 /** A worker that dies is replaced after this long (so a worker that dies at once does not spin). */

@@ -352,9 +352,3 @@ export class GatewayMetrics {
     return this.registry.metrics();
   }
 }
-
-/** A replica's label: its URL without credentials, query or fragment (bounded by the configuration). */
-export function replicaLabel(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-}

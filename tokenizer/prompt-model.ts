@@ -4,7 +4,7 @@
 import { LocalModel } from '../prompt/local-model.js';
 import type { ModelFiles } from '../prompt/model-files.js';
 import type { PromptInput } from '../prompt/prompt-input.js';
-import { TiktokenModel, type TiktokenEncodingName } from './tiktoken-model.js';
+import type { TiktokenEncodingName } from './tiktoken-model.js';
 
 export interface PromptModel {
   /** Synchronous and CPU-bound: about 0.2 ms per KB of prompt (bench/tokenize.ts). */
@@ -28,7 +28,8 @@ export async function loadPromptModel(spec: ModelSpec): Promise<PromptModel> {
     case 'local':
       return LocalModel.load(spec.files);
     case 'tiktoken':
-      return TiktokenModel.load(spec.encoding);
+      // Loaded only for this kind: js-tiktoken is memory a node counting with its model's files never uses.
+      return (await import('./tiktoken-model.js')).TiktokenModel.load(spec.encoding);
     default: {
       const never: never = spec;
       throw new Error(`unknown model kind ${JSON.stringify(never)}`);

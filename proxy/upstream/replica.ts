@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
-import { replicaLabel, type GatewayMetrics } from '../../telemetry/metrics.js';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import { replicaLabel } from '../../telemetry/replica-label.js';
 import { ReplicaMetrics } from './replica-metrics.js';
 
 export interface ReplicaOptions {

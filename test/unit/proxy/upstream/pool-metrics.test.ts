@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import t from 'tap';
 import { UpstreamPool, type UpstreamPoolOptions } from '../../../../proxy/upstream/pool.js';
 import { startSim, type RunningSim } from '../../../../sim/server.js';
-import { GatewayMetrics, replicaLabel } from '../../../../telemetry/metrics.js';
+import { GatewayMetrics } from '../../../../telemetry/metrics.js';
+import { replicaLabel } from '../../../../telemetry/replica-label.js';
 import { parseMetrics, sumOf, type Sample } from '../../../helpers/prometheus-text.js';
 import { poolOptions } from '../../../helpers/pool-options.js';
 

@@ -17,7 +17,7 @@ export interface ServerSpec {
   stdoutFile?: string;
   /** How long a stop waits after SIGTERM before SIGKILL (longer for a process that writes a CPU profile as it exits). */
   stopGraceMs?: number;
-  /** Measure the process with its descendants (a server that forks workers, as PostgreSQL does). */
+  /** Measure the process with its descendants, CPU and memory (a server that forks workers, as PostgreSQL and a gateway with workers do). */
   tree?: boolean;
   /** Run as this user (the bench runs as root, which some servers refuse). */
   user?: { uid: number; gid: number };
@@ -80,7 +80,8 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     pid,
     url: `http://127.0.0.1:${spec.port}`,
     cpuMs: () => (spec.tree === true ? readTreeCpuMs(pid) : readCpuMs(pid)),
-    rssMb: () => readRssMb(pid),
+    rssMb: () =>
+      spec.tree === true ? processTree(pid).reduce((sum, [one]) => sum + readRssMb(one), 0) : readRssMb(pid),
     stop: async () => {
       running.delete(server);
       await stopChild(child, exited, spec.stopGraceMs ?? STOP_GRACE_MS);
@@ -157,6 +158,14 @@ function readCpuMs(pid: number): number {
  * and 17: what its children that have exited and been waited for used), so a worker that came and went still counts.
  */
 function readTreeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const [, fields] of processTree(pid))
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** `pid` and every process below it, each with its /proc stat fields. */
+function processTree(pid: number): Array<[number, string[]]> {
   const children = new Map<number, number[]>();
   const stats = new Map<number, string[]>();
   for (const name of readdirSync('/proc')) {
@@ -171,15 +180,15 @@ function readTreeCpuMs(pid: number): number {
     const parent = Number(fields[1]);
     children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
   }
-  let ticks = 0;
+  const tree: Array<[number, string[]]> = [];
   for (const queue = [pid]; queue.length > 0;) {
     const next = queue.pop()!;
     const fields = stats.get(next);
     if (fields === undefined) continue;
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    tree.push([next, fields]);
     queue.push(...(children.get(next) ?? []));
   }
-  return (ticks * 1000) / CLOCK_TICKS;
+  return tree;
 }
 
 /** The fields of /proc/<pid>/stat after the parenthesised command name (state first, then the parent's pid). */
@@ -189,7 +198,12 @@ function statFields(pid: number): string[] {
 }
 
 function readRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0; // exited since the tree was read
+  }
   const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }

@@ -51,13 +51,27 @@ const NONSTREAM_SCENARIO = 'nonstream';
 /** The message and responses dialects' CPU per request, at most this many times the chat path's (plain gateway). */
 export const DIALECT_LIMIT = 1.15;
 const OTHER_DIALECTS = ['gateway-messages', 'gateway-responses'];
-/** The time to first byte the full chain adds over the sim at p50, per concurrency, at most this many ms. */
-export const ADDED_TTFB_LIMITS_MS: Readonly<Record<number, number>> = { 1: 1, 16: 2 };
+/** The time to first byte the full chain adds over the sim at p50, per concurrency, at most this many ms (c=1: #30's). */
+export const ADDED_TTFB_LIMITS_MS: Readonly<Record<number, number>> = { 1: 0.5, 16: 2 };
 /** The full chain's resident memory, MB: idle after start, and with OPEN_STREAMS streams open. */
 export const IDLE_RSS_LIMIT_MB = 100;
 export const OPEN_STREAMS_RSS_LIMIT_MB = 250;
 /** The full chain's throughput at least this many times Portkey's, on these scenarios (paced streams are pace-bound). */
 export const PORTKEY_THROUGHPUT_MIN = 10;
+
+// The targets of issue #30: the CPU the full chain adds over the bare pass-through, in microseconds (the figure
+// that holds from one machine to another, where the ratios do not), and what a second worker costs and gives.
+
+/** The full chain's CPU per non-streamed request over http-proxy-3's, at most this many µs. */
+export const ADDED_JSON_US_LIMIT = 60;
+/** The full chain's CPU per paced chunk over http-proxy-3's, at most this many µs. */
+export const ADDED_PACED_CHUNK_US_LIMIT = 10;
+/** The two-worker node's CPU per request (all its processes), at most this many times one process's. */
+export const WORKERS_CPU_LIMIT = 1.1;
+/** The two-worker node's streamed throughput (saturated: a burst of chunks), at least this many times one process's. */
+export const WORKERS_THROUGHPUT_MIN = 1.5;
+const WORKERS_THROUGHPUT_SCENARIO = 'stream-burst';
+const WORKERS = 'gateway-full-workers';
 const PORTKEY_SCENARIOS = ['nonstream', 'stream-burst'];
 /** The full chain (the targets are set on it), with its counters in Redis, and the floor it is measured against. */
 const FULL = 'gateway-full';
@@ -167,11 +181,40 @@ export function judge(rows: readonly SummaryRow[], inputs: JudgeInputs): Verdict
   }
   const fullChunk = chunkCost(rows, FULL, PACED_SCENARIO, inputs.chunks);
   const bareChunk = chunkCost(rows, BARE, PACED_SCENARIO, inputs.chunks);
-  if (fullChunk !== undefined && bareChunk !== undefined)
+  if (fullChunk !== undefined && bareChunk !== undefined) {
     verdicts.push({
       goal: `per paced chunk: ${FULL} CPU <= ${PACED_CHUNK_LIMIT}x bare ${BARE}`,
       measured: `${fullChunk.toFixed(1)} / ${bareChunk.toFixed(1)} us = ${ratio(fullChunk, bareChunk)}`,
       pass: fullChunk <= PACED_CHUNK_LIMIT * bareChunk,
+    });
+    verdicts.push({
+      goal: `#30 per paced chunk: ${FULL} adds <= ${ADDED_PACED_CHUNK_US_LIMIT} us of CPU over bare ${BARE}`,
+      measured: `${fullChunk.toFixed(1)} - ${bareChunk.toFixed(1)} = +${(fullChunk - bareChunk).toFixed(1)} us (${ratio(fullChunk, bareChunk)})`,
+      pass: fullChunk - bareChunk <= ADDED_PACED_CHUNK_US_LIMIT,
+    });
+  }
+  const fullJson = rowFor(rows, FULL, NONSTREAM_SCENARIO);
+  const bareJson = rowFor(rows, BARE, NONSTREAM_SCENARIO);
+  if (fullJson !== undefined && bareJson !== undefined)
+    verdicts.push({
+      goal: `#30 JSON request: ${FULL} adds <= ${ADDED_JSON_US_LIMIT} us of CPU over bare ${BARE}`,
+      measured: `${us(fullJson.cpuUsPerRequest)} - ${us(bareJson.cpuUsPerRequest)} = +${us(fullJson.cpuUsPerRequest - bareJson.cpuUsPerRequest)} us (${ratio(fullJson.cpuUsPerRequest, bareJson.cpuUsPerRequest)})`,
+      pass: fullJson.cpuUsPerRequest - bareJson.cpuUsPerRequest <= ADDED_JSON_US_LIMIT,
+    });
+  const workersJson = rowFor(rows, WORKERS, NONSTREAM_SCENARIO);
+  if (workersJson !== undefined && fullJson !== undefined)
+    verdicts.push({
+      goal: `#30 two workers: CPU/request of the node (primary and workers) <= ${WORKERS_CPU_LIMIT}x one process's (${FULL}), JSON`,
+      measured: `${us(workersJson.cpuUsPerRequest)} / ${us(fullJson.cpuUsPerRequest)} us = ${ratio(workersJson.cpuUsPerRequest, fullJson.cpuUsPerRequest)}`,
+      pass: workersJson.cpuUsPerRequest <= WORKERS_CPU_LIMIT * fullJson.cpuUsPerRequest,
+    });
+  const workersStream = rowFor(rows, WORKERS, WORKERS_THROUGHPUT_SCENARIO);
+  const fullStream = rowFor(rows, FULL, WORKERS_THROUGHPUT_SCENARIO);
+  if (workersStream !== undefined && fullStream !== undefined)
+    verdicts.push({
+      goal: `#30 two workers: ${WORKERS_THROUGHPUT_SCENARIO} req/s >= ${WORKERS_THROUGHPUT_MIN}x one process's (the load generator and the sim share the cores)`,
+      measured: `${workersStream.rps.toFixed(0)} / ${fullStream.rps.toFixed(0)} req/s = ${ratio(workersStream.rps, fullStream.rps)}; CPU/request ${us(workersStream.cpuUsPerRequest)} / ${us(fullStream.cpuUsPerRequest)} us`,
+      pass: workersStream.rps >= WORKERS_THROUGHPUT_MIN * fullStream.rps,
     });
   for (const target of OTHER_DIALECTS) {
     for (const scenario of scenarios) {

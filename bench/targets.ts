@@ -31,6 +31,7 @@ export type TargetName =
   | 'gateway-full-traced'
   | 'gateway-full-redis'
   | 'gateway-full-pg'
+  | 'gateway-full-workers'
   | 'portkey';
 
 /** Every target, in the order of the report. */
@@ -47,6 +48,7 @@ export const TARGET_NAMES: readonly TargetName[] = [
   'gateway-full-traced',
   'gateway-full-redis',
   'gateway-full-pg',
+  'gateway-full-workers',
   'portkey',
 ];
 
@@ -108,6 +110,8 @@ export const TARGET_ABOUT: Record<TargetName, string> = {
     'the same chain with GATEWAY_REDIS_URL: rate-limit counters in a redis-server the bench runs (its CPU shown apart)',
   'gateway-full-pg':
     'the same chain as a fleet node: GATEWAY_DATABASE_URL (PostgreSQL) and GATEWAY_REDIS_URL, both run by the bench (their CPU shown apart)',
+  'gateway-full-workers':
+    'the default chain as a node of two workers (server.workers: 2), counters in its primary; CPU of the primary and both workers',
   portkey:
     "Portkey's gateway (@portkey-ai/gateway, BENCH_PORTKEY_DIR), openai provider with the sim as custom host, chat path",
 };
@@ -227,6 +231,7 @@ export async function startTargets(options: {
     fullTraced,
     fullRedis,
     fullPostgres,
+    fullWorkers,
     portkeyServer,
   ] = await Promise.all([
     nginx !== undefined ? startNginx(nginx, sim.url) : undefined,
@@ -259,6 +264,11 @@ export async function startTargets(options: {
           postgres,
         })
       : undefined,
+    only.has('gateway-full-workers')
+      ? startFullGateway('gateway-full-workers', chain, sim.url, options.gatewayLog, launch('gateway-full-workers'), {
+          workers: 2,
+        })
+      : undefined,
     portkey !== undefined ? startPortkey(portkey, launch('portkey')) : undefined,
   ]);
   const processes = [
@@ -273,6 +283,7 @@ export async function startTargets(options: {
     otlpSink,
     fullRedis?.server,
     fullPostgres?.server,
+    fullWorkers?.server,
     portkeyServer,
     redis?.process,
     postgres?.process,
@@ -305,7 +316,7 @@ export async function startTargets(options: {
       else list.push(target);
     }
   }
-  for (const started of [full, fullMetrics, fullTraced, fullRedis, fullPostgres]) {
+  for (const started of [full, fullMetrics, fullTraced, fullRedis, fullPostgres, fullWorkers]) {
     if (started === undefined) continue;
     const target: Target = {
       name: started.name,
@@ -379,7 +390,7 @@ async function startGateway(
   upstream: string,
   logFile: string | undefined,
   launch: Launch,
-  config?: { text: string; dir: string; env?: NodeJS.ProcessEnv },
+  config?: { text: string; dir: string; env?: NodeJS.ProcessEnv; tree?: boolean },
 ): Promise<ServerProcess> {
   const port = await freePort();
   const dir = config?.dir ?? mkdtempSync(join(tmpdir(), 'gateway-bench-'));
@@ -401,6 +412,7 @@ async function startGateway(
     },
     port,
     ...(logFile !== undefined ? { stdoutFile: logFile } : {}),
+    ...(config?.tree === true ? { tree: true } : {}),
     stopGraceMs: launch.stopGraceMs,
   });
 }
@@ -419,6 +431,8 @@ interface SharedServices {
   redis?: BenchRedis;
   postgres?: BenchPostgres;
   telemetry?: { metricsPort: number; otlpSink?: ServerProcess };
+  /** Worker processes (server.workers); the CPU measured is then the process tree's. */
+  workers?: number;
 }
 
 interface FullGateway {
@@ -458,7 +472,9 @@ async function startFullGateway(
       ...(shared?.telemetry?.otlpSink !== undefined
         ? { GATEWAY_OTLP_URL: `${shared.telemetry.otlpSink.url}/v1/traces` }
         : {}),
+      ...(shared?.workers !== undefined ? { GATEWAY_WORKERS: String(shared.workers) } : {}),
     },
+    ...(shared?.workers !== undefined ? { tree: true } : {}),
   });
   return {
     name,

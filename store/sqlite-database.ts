@@ -58,7 +58,7 @@ export async function openSqliteDatabase(dataDir: string, log?: LogConfig): Prom
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }), ...(log ? { log } : {}) });
   return {
     db,
-    transact: sqliteTransactor(db, database),
+    transact: sqliteTransactor(db, database, BUSY_TIMEOUT_MS),
     path,
     migrating: (work) => underWriteLock(sqlite, path, work),
   };

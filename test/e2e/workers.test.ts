@@ -3,7 +3,7 @@
 // turn, so requests on new connections alternate between the workers); a dead worker is replaced and
 // loses no ledger row; a drain drains every worker; the metrics sum them all.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -66,11 +66,20 @@ async function startNode(t: Test, yaml: string, upstream: RunningSim = sim): Pro
   };
 }
 
-/** A chat request on a connection of its own; its status and the id of the completion (which names the process's). */
-function chatOnNewConnection(url: string, key: string): Promise<{ status: number; body: string }> {
-  const body = JSON.stringify({ model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 });
+const SHORT_CHAT = { model: 'qwen3-8b', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 };
+
+/**
+ * A chat request on a connection of its own (so node:cluster hands it to the next worker): its status and
+ * body; `onFirstBytes` is called when the answer's first bytes arrive.
+ */
+function chatOnNewConnection(
+  url: string,
+  key: string,
+  request: object = SHORT_CHAT,
+  onFirstBytes: () => void = () => {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = httpRequest(
       `${url}/v1/chat/completions`,
       {
         method: 'POST',
@@ -79,12 +88,15 @@ function chatOnNewConnection(url: string, key: string): Promise<{ status: number
       },
       (res) => {
         let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+          onFirstBytes();
+        });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
       },
     );
     req.on('error', reject);
-    req.end(body);
+    req.end(JSON.stringify(request));
   });
 }
 
@@ -223,31 +235,12 @@ t.test("a drain lets every worker's streams end, then the node exits 0; the metr
 function slowStream(url: string, key: string): { started: Promise<void>; done: Promise<string> } {
   let started: () => void = () => {};
   const startedPromise = new Promise<void>((resolve) => (started = resolve));
-  const body = JSON.stringify({
+  const request = {
     model: 'qwen3-8b',
     stream: true,
     messages: [{ role: 'user', content: 'Tell a long story.' }],
     max_tokens: 400,
-  });
-  const done = new Promise<string>((resolve, reject) => {
-    const req = request(
-      `${url}/v1/chat/completions`,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          text += chunk;
-          started();
-        });
-        res.on('end', () => resolve(text));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  };
+  const done = chatOnNewConnection(url, key, request, started).then((answer) => answer.body);
   return { started: startedPromise, done };
 }

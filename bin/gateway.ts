@@ -10,7 +10,7 @@ import { tiersOf } from '../limits/tiers.js';
 import { StoreError } from '../store/errors.js';
 import { openRevocationBus } from '../services/services.js';
 import { storeOptionsOf } from '../services/store-options.js';
-import type { RunningGateway } from './start-gateway.js';
+import { onStopSignals } from './stop-signals.js';
 import { WORKER_VARIABLE } from './worker-variable.js';
 
 const USAGE = `usage:
@@ -164,30 +164,6 @@ function parseCommandLine(argv: string[]) {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-}
-
-/**
- * SIGTERM or SIGINT drains the gateway (docs/deployment.md, "Node lifecycle"); a second one cuts what is
- * left at once, which is still settled. Exit 0 once every request ended and everything closed, else 1.
- */
-function onStopSignals(gateway: RunningGateway): void {
-  let draining = false;
-  const stop = (): void => {
-    if (draining) {
-      gateway.cutDrain();
-      return;
-    }
-    draining = true;
-    gateway.drain().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        gateway.log.error({ err: error }, 'the gateway did not stop cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 function onSignal(close: () => Promise<void>): void {

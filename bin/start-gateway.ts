@@ -4,7 +4,7 @@ import { startAdminServer } from '../admin/server.js';
 import { readAdminToken } from '../admin/token.js';
 import { checkPaymentsConfig } from '../console/payments/payments-config.js';
 import { dataDirOf } from '../config/data-dir.js';
-import { loadServerSecret } from '../config/server-secret.js';
+import { loadThinkingSecret } from '../config/thinking-secret.js';
 import { loadPlugins } from '../plugins/load-plugins.js';
 import { tiersOf } from '../limits/tiers.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -220,14 +220,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
   });
   const serverSecret = await node.start({
     name: 'server secret',
-    start: () =>
-      loadServerSecret({
-        env,
-        variable: 'GATEWAY_THINKING_SECRET',
-        dataDir,
-        file: 'thinking-secret',
-        owner: 'thinking signatures',
-      }),
+    start: () => loadThinkingSecret(dataDir, env),
   });
   const thinkingSigner = new ThinkingSigner(serverSecret);
   // Salts derived from the same secret: every node of a deployment sends an organization the same one.

@@ -4,28 +4,15 @@
 import { PrimaryLink } from '../cluster/primary-link.js';
 import type { LoadedConfig } from '../config/load.js';
 import { startGateway } from './start-gateway.js';
+import { onStopSignals } from './stop-signals.js';
 
 export async function runWorker(loaded: LoadedConfig): Promise<void> {
   const primary = new PrimaryLink(process);
   const gateway = await startGateway(loaded, { primary });
-  let draining = false;
-  const drain = (): void => {
-    if (draining) return;
-    draining = true;
-    gateway.drain().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        gateway.log.error({ err: error }, 'the worker did not stop cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  primary.onOrder((order) => (order === 'drain' ? drain() : gateway.cutDrain()));
   // A terminal's Ctrl-C reaches the whole process group: the first signal drains (as the primary's order
-  // does), a second cuts, as in a node alone.
-  const onSignal = (): void => (draining ? gateway.cutDrain() : drain());
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // does, which then changes nothing), a second cuts, as in a node alone.
+  const drain = onStopSignals(gateway);
+  primary.onOrder((order) => (order === 'drain' ? drain() : gateway.cutDrain()));
   process.on('disconnect', drain);
   const urls: Record<string, string> = { gateway: gateway.url };
   if (gateway.adminUrl !== undefined) urls.admin = gateway.adminUrl;

@@ -12,7 +12,7 @@ import { SharedHost } from '../cluster/shared-host.js';
 import type { StartedMessage } from '../cluster/protocol.js';
 import type { LoadedConfig } from '../config/load.js';
 import { dataDirOf } from '../config/data-dir.js';
-import { loadServerSecret } from '../config/server-secret.js';
+import { loadThinkingSecret } from '../config/thinking-secret.js';
 import { createLogger } from '../http/log.js';
 import { MemoryWindow } from '../plugins/ratelimit/memory-window.js';
 import { SHARED_WINDOW_KIND } from '../plugins/ratelimit/shared-window.js';
@@ -43,13 +43,7 @@ export async function startWorkers(loaded: LoadedConfig, count: number): Promise
     );
   }
   // Made once here, so that the workers read one secret rather than race to write it.
-  await loadServerSecret({
-    env: process.env,
-    variable: 'GATEWAY_THINKING_SECRET',
-    dataDir: dataDirOf(loaded),
-    file: 'thinking-secret',
-    owner: 'thinking signatures',
-  });
+  await loadThinkingSecret(dataDirOf(loaded));
   const host = new SharedHost({
     [SHARED_WINDOW_KIND]: (seconds) => new MemoryWindow(Number(seconds)),
     [SHARED_REGISTRY_KIND]: (maxEntries) =>

@@ -1,10 +1,11 @@
 // An organization's alert rules: a balance below N micro-credits, or a percentage of a key's or a
 // member's spend cap in its day, week or month. The store checks what a rule names (the key and the
 // member are the organization's, the numbers in range) and says which field a refusal is about.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import type { AlertDatabase, AlertKind, AlertRulesTable, AlertScope, CapPeriod } from './alert-schema.js';
 import { StoreError } from './errors.js';
 import { newId } from './ids.js';
+import { QueryTemplate } from './query-template.js';
 import { MAX_MICROS } from './money.js';
 
 export interface AlertRule {
@@ -39,10 +40,17 @@ export const KINDS: readonly AlertKind[] = ['balance_below', 'cap_pct'];
 export const PERIODS: readonly CapPeriod[] = ['day', 'week', 'month'];
 
 export class AlertRules {
+  /** Read after each request of an organization (plugins/alerts): compiled once (store/query-template.ts). */
+  readonly #listQuery: QueryTemplate<{ orgId: string }>;
+
   constructor(
     private readonly db: Kysely<AlertDatabase>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#listQuery = new QueryTemplate((arg) =>
+      db.selectFrom('alert_rules').selectAll().where('org_id', '=', arg('orgId')).orderBy('created_at').orderBy('id'),
+    );
+  }
 
   async create(orgId: string, rule: NewAlertRule): Promise<AlertRule> {
     await this.#check(orgId, rule);
@@ -68,13 +76,10 @@ export class AlertRules {
   }
 
   async list(orgId: string): Promise<AlertRule[]> {
-    const rows = await this.db
-      .selectFrom('alert_rules')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const bound = this.#listQuery.with({ orgId });
+    const { rows } = await this.db.executeQuery<Selectable<AlertRulesTable>>(
+      CompiledQuery.raw(bound.sql, [...bound.parameters]),
+    );
     return rows.map(toRule);
   }
 

@@ -1,6 +1,7 @@
 import type { CanonicalEvent, ChatChunk } from '../../core/canonical.js';
 import { GatewayError } from '../../core/errors.js';
 import { SseReader, SseTooLargeError, type EventSourceMessage } from '../stream/sse.js';
+import { scanTextChunk } from './chunk-scan.js';
 import { isEmptyChunk } from './empty-chunk.js';
 import type { BodyDecoder } from './upstream-response.js';
 
@@ -64,6 +65,8 @@ export class ChunkDecoder implements BodyDecoder<CanonicalEvent> {
 function parseChunk(data: string): ChatChunk {
   let parsed: unknown;
   try {
+    const text = scanTextChunk(data);
+    if (text !== undefined) return text;
     parsed = JSON.parse(data);
   } catch {
     throw new GatewayError('GW_ERR_UPSTREAM_BAD_RESPONSE', 'The model server sent an event that is not JSON.');

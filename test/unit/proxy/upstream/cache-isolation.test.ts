@@ -21,6 +21,15 @@ t.test('per_org: each organization has its own salt, the same every time and on 
   t.not(new CacheIsolator('per_org', Buffer.alloc(32, 8)).saltOf('org_a'), isolator.saltOf('org_a'), 'another secret');
 });
 
+t.test("an organization's salted fields are made once, and each still its own past the remembered many", async (t) => {
+  const isolator = new CacheIsolator('per_org', SECRET);
+  const first = isolator.fieldsFor('org_a');
+  t.equal(isolator.fieldsFor('org_a'), first, 'the same fields, not an HMAC a request');
+  for (let index = 0; index < 10_050; index++) isolator.fieldsFor(`org_${index}`);
+  t.same(isolator.fieldsFor('org_a'), { cache_salt: isolator.saltOf('org_a') }, 'made again once forgotten');
+  t.same(isolator.fieldsFor('org_17'), { cache_salt: isolator.saltOf('org_17') });
+});
+
 t.test(
   'a salt tells the upstream nothing of the org id, and fits every server (non-empty, short, no / or @)',
   async (t) => {

@@ -87,6 +87,7 @@ const counter = await createTokenCounter(
     upstream: { flavor: 'vllm', add_special: true, timeout_ms: 10_000 },
     tiktoken: { encoding: 'o200k_base' },
     worker_threshold_bytes: 1 << 30,
+    worker_idle_ms: 60_000,
     workers: 0,
   },
   { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', baseDir: process.cwd() },

@@ -39,6 +39,7 @@ function config(source: 'local' | 'tiktoken', workers: number): TokenizerConfig 
     upstream: { flavor: 'vllm', add_special: true, timeout_ms: 10_000 },
     tiktoken: { encoding: 'o200k_base' },
     worker_threshold_bytes: 16_384,
+    worker_idle_ms: 60_000,
     workers,
   };
 }

@@ -170,7 +170,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     tokenizer: {
       type: 'object',
       additionalProperties: false,
-      required: ['source', 'local', 'upstream', 'tiktoken', 'worker_threshold_bytes', 'workers'],
+      required: ['source', 'local', 'upstream', 'tiktoken', 'worker_threshold_bytes', 'workers', 'worker_idle_ms'],
       properties: {
         source: { type: 'string', enum: ['upstream', 'local', 'tiktoken'] },
         local: {
@@ -205,6 +205,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         },
         worker_threshold_bytes: { type: 'integer', minimum: 0 },
         workers: { type: 'integer', minimum: 0, maximum: 64 },
+        worker_idle_ms: { type: 'integer', minimum: 0, maximum: 86_400_000 },
       },
     },
     plugins: {

@@ -239,4 +239,6 @@ export interface TokenizerConfig {
   worker_threshold_bytes: number;
   /** Worker threads for large conversations (0: all inline). */
   workers: number;
+  /** A worker thread idle this long ends, its copy of the model freed (0: never). */
+  worker_idle_ms: number;
 }

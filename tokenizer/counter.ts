@@ -26,4 +26,5 @@ export interface TokenCounter {
 /** Where the counter reports trouble that does not fail a count (pino's logger fits). */
 export interface TokenCounterLog {
   warn(fields: object, message: string): void;
+  debug?(fields: object, message: string): void;
 }

@@ -27,6 +27,8 @@ export interface InProcessCounterOptions {
   spec: ModelSpec;
   /** 0: everything inline. */
   workers: number;
+  /** A worker idle this long ends (0: never). */
+  workerIdleMs: number;
   /** Conversations whose JSON (messages, tools) is longer than this go to the pool. */
   thresholdBytes: number;
   log: TokenCounterLog | undefined;
@@ -109,7 +111,11 @@ export class InProcessCounter implements TokenCounter {
   }
 
   #startPool(): Promise<WorkerPool | null> {
-    this.#starting ??= WorkerPool.start(this.#options.spec, this.#options.workers).then(
+    this.#starting ??= WorkerPool.start(this.#options.spec, {
+      size: this.#options.workers,
+      idleMs: this.#options.workerIdleMs,
+      retired: () => this.#options.log?.debug?.({}, 'token counter: an idle worker thread ended, its memory freed'),
+    }).then(
       async (pool) => {
         if (!this.#closed) {
           this.#pool = pool;

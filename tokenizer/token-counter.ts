@@ -81,6 +81,7 @@ function inProcess(
     load: () => loadPromptModel(spec),
     spec,
     workers: config.workers,
+    workerIdleMs: config.worker_idle_ms,
     thresholdBytes: config.worker_threshold_bytes,
     log,
   });

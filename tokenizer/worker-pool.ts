@@ -2,8 +2,10 @@
 // the model once (count-worker.ts), its own copy (about 100 MB for Qwen3), and counts one
 // conversation at a time; jobs wait in a queue here (a job aborted while queued never reaches a
 // worker). The pool starts with one worker and adds one, up to its size, only when a job has to wait
-// for a busy one: light counting holds one copy of the model, not `size`. A worker that dies fails
-// its job and is replaced. Idle workers do not keep the process alive; close() terminates them.
+// for a busy one: light counting holds one copy of the model, not `size`. A worker left idle for
+// `idleMs` ends, its memory given back (the pool can be empty; the next job starts one again). A
+// worker that dies fails its job and is replaced. Idle workers do not keep the process alive;
+// close() terminates them.
 import { Worker } from 'node:worker_threads';
 import { PromptError } from '../prompt/prompt-error.js';
 import type { ModelSpec } from './prompt-model.js';
@@ -46,11 +48,22 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | null;
+  /** Ends the worker once it has been idle `idleMs`; unset while it counts. */
+  idle: NodeJS.Timeout | undefined;
+}
+
+export interface WorkerPoolOptions {
+  /** At most this many workers. */
+  size: number;
+  /** A worker idle this long ends (0: never). */
+  idleMs: number;
+  /** Told when an idle worker ended (the counter logs it). */
+  retired?: () => void;
 }
 
 export class WorkerPool {
   readonly #spec: ModelSpec;
-  readonly #size: number;
+  readonly #options: WorkerPoolOptions;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   /** Workers loading the model to join the pool. */
@@ -60,14 +73,14 @@ export class WorkerPool {
   #nextId = 1;
   #closed = false;
 
-  private constructor(spec: ModelSpec, size: number) {
+  private constructor(spec: ModelSpec, options: WorkerPoolOptions) {
     this.#spec = spec;
-    this.#size = size;
+    this.#options = options;
   }
 
   /** Starts the first of at most `size` workers and waits until it has loaded the model (throws if it cannot). */
-  static async start(spec: ModelSpec, size: number): Promise<WorkerPool> {
-    const pool = new WorkerPool(spec, size);
+  static async start(spec: ModelSpec, options: WorkerPoolOptions): Promise<WorkerPool> {
+    const pool = new WorkerPool(spec, options);
     try {
       await pool.#spawn();
     } catch (error) {
@@ -123,7 +136,10 @@ export class WorkerPool {
     const closed = new Error('the tokenizer worker pool is closed');
     for (const job of this.#queue.splice(0)) job.reject(closed);
     const slots = this.#slots.splice(0);
-    for (const slot of slots) slot.job?.reject(closed);
+    for (const slot of slots) {
+      clearTimeout(slot.idle);
+      slot.job?.reject(closed);
+    }
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
@@ -132,6 +148,8 @@ export class WorkerPool {
       if (this.#queue.length === 0) return;
       if (slot.job !== null) continue;
       const job = this.#queue.shift()!;
+      clearTimeout(slot.idle);
+      slot.idle = undefined;
       slot.job = job;
       slot.worker.ref();
       slot.worker.postMessage({ id: job.id, input: job.input } satisfies WorkerJob);
@@ -141,22 +159,39 @@ export class WorkerPool {
   /** One more worker when a job waits and none is free or on its way, up to the pool's size. */
   #grow(): void {
     if (this.#closed || this.#full || this.#queue.length === 0) return;
-    if (this.#joining > 0 || this.#slots.length >= this.#size) return;
+    if (this.#joining > 0 || this.#slots.length >= this.#options.size) return;
     this.#joining++;
     this.#spawn().then(
       () => this.#joining--,
-      () => {
+      (error: unknown) => {
         this.#joining--;
         this.#full = true;
+        // No worker left to take the queue (all retired): the waiting jobs fail rather than wait for ever.
+        if (this.#slots.length === 0) for (const job of this.#queue.splice(0)) job.reject(error);
       },
     );
+  }
+
+  /** A free worker ends after `idleMs` without a job; a job given meanwhile keeps it. */
+  #idleFrom(slot: Slot): void {
+    if (this.#options.idleMs <= 0 || this.#closed) return;
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => {
+      const index = this.#slots.indexOf(slot);
+      if (slot.job !== null || index < 0) return;
+      // Out of the pool first, so its exit is not taken for a death to replace.
+      this.#slots.splice(index, 1);
+      void slot.worker.terminate();
+      this.#options.retired?.();
+    }, this.#options.idleMs);
+    slot.idle.unref();
   }
 
   /** A new worker, added to the pool once it has loaded the model. */
   #spawn(): Promise<Slot> {
     return new Promise<Slot>((resolve, reject) => {
       const worker = newWorker(this.#spec);
-      const slot: Slot = { worker, job: null };
+      const slot: Slot = { worker, job: null, idle: undefined };
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
@@ -170,6 +205,7 @@ export class WorkerPool {
           this.#slots.push(slot);
           resolve(slot);
           this.#pump();
+          if (slot.job === null) this.#idleFrom(slot);
         } else if (reply.type === 'failed') {
           void worker.terminate();
           reject(new Error(`a tokenizer worker could not load the model: ${reply.message}`));
@@ -200,6 +236,7 @@ export class WorkerPool {
       else job.reject(new Error(`a tokenizer worker failed: ${reply.message}`));
     }
     this.#pump();
+    if (slot.job === null) this.#idleFrom(slot);
   }
 
   /** A worker that exited is taken out; unless the pool is closing, a new one takes its place. */
@@ -207,6 +244,7 @@ export class WorkerPool {
     const index = this.#slots.indexOf(slot);
     if (index < 0) return;
     this.#slots.splice(index, 1);
+    clearTimeout(slot.idle);
     slot.job?.reject(new Error('a tokenizer worker exited'));
     slot.job = null;
     if (this.#closed) return;

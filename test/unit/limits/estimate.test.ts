@@ -13,6 +13,7 @@ const counter = await createTokenCounter(
     tiktoken: { encoding: 'o200k_base' },
     worker_threshold_bytes: 1 << 30,
     workers: 0,
+    worker_idle_ms: 60_000,
   },
   { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', baseDir: process.cwd() },
 );

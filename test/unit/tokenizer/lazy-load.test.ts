@@ -28,6 +28,7 @@ function countedLoads(load: () => Promise<PromptModel>): {
     load: () => (loads++, load()),
     spec: { kind: 'local', files: qwen3 },
     workers: 0,
+    workerIdleMs: 0,
     thresholdBytes: 16_384,
     log: { warn: (_fields, message) => warnings.push(message) },
   });

@@ -84,6 +84,7 @@ function spiedCounter(options: { workers: number; thresholdBytes: number }): {
     load: async () => model,
     spec: { kind: 'local', files: resolveModelFiles({}) },
     log: undefined,
+    workerIdleMs: 0,
     ...options,
   });
   return { counter, asked };
@@ -164,6 +165,7 @@ t.test('workers that cannot load are reported, and large conversations are still
       files: { tokenizerJson: '/nonexistent/tokenizer.json', tokenizerConfig: '/nonexistent/tokenizer_config.json' },
     },
     workers: 1,
+    workerIdleMs: 0,
     thresholdBytes: 0,
     log: { warn: (_fields, message) => warnings.push(message) },
   });
@@ -208,7 +210,7 @@ t.test('a count aborted while it waits for a worker is dropped', async (t) => {
 });
 
 t.test('the pool starts one worker, and adds one only when a count has to wait for a busy one', async (t) => {
-  const pool = await WorkerPool.start({ kind: 'local', files: resolveModelFiles({}) }, 2);
+  const pool = await WorkerPool.start({ kind: 'local', files: resolveModelFiles({}) }, { size: 2, idleMs: 0 });
   t.teardown(() => pool.close());
   const json = (request: ChatRequest): string => JSON.stringify(promptInput(request));
   t.equal(pool.workers, 1, 'started: one copy of the model');
@@ -235,4 +237,40 @@ t.test('tiktoken counts in the pool as inline', async (t) => {
   for (const name of ['tool calls and results', 'multilingual', 'long']) {
     t.equal(await tiktokenPool.count(REQUESTS[name]!), await tiktokenInline.count(REQUESTS[name]!), name);
   }
+});
+
+t.test('a worker idle for worker_idle_ms ends, and the next large count starts one again', async (t) => {
+  let retired!: () => void;
+  let ended = new Promise<void>((resolve) => (retired = resolve));
+  const pool = await WorkerPool.start(
+    { kind: 'local', files: resolveModelFiles({}) },
+    { size: 1, idleMs: 1, retired: () => retired() },
+  );
+  // The pool's timer and idle worker never hold a process open: this test does, while it waits.
+  const open = setInterval(() => {}, 60_000);
+  t.teardown(async () => {
+    clearInterval(open);
+    await pool.close();
+  });
+  const json = JSON.stringify(promptInput(big(60)));
+  const counted = await pool.count(json);
+  await ended;
+  t.equal(pool.workers, 0, 'the idle worker ended: no copy of the model held');
+  ended = new Promise<void>((resolve) => (retired = resolve));
+  t.equal(await pool.count(json), counted, 'a new worker counts the same');
+  await ended;
+  t.equal(pool.workers, 0);
+});
+
+t.test('a worker given a count before its idle time is up is kept', async (t) => {
+  const retired: number[] = [];
+  const pool = await WorkerPool.start(
+    { kind: 'local', files: resolveModelFiles({}) },
+    { size: 1, idleMs: 60_000, retired: () => retired.push(1) },
+  );
+  t.teardown(() => pool.close());
+  const json = JSON.stringify(promptInput(big(60)));
+  for (let round = 0; round < 3; round++) t.ok((await pool.count(json)) > 0);
+  t.equal(pool.workers, 1);
+  t.same(retired, []);
 });

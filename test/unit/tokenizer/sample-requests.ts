@@ -134,6 +134,7 @@ export function tokenizerConfig(over: Partial<TokenizerConfig> = {}): TokenizerC
     tiktoken: { encoding: 'o200k_base' },
     worker_threshold_bytes: 16_384,
     workers: 0,
+    worker_idle_ms: 60_000,
     ...over,
   };
 }

@@ -88,6 +88,7 @@ const counter = await createTokenCounter(
     tiktoken: { encoding: 'o200k_base' },
     worker_threshold_bytes: 1 << 30,
     worker_idle_ms: 60_000,
+    worker_heap_mb: 256,
     workers: 0,
   },
   { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', baseDir: process.cwd() },

@@ -40,6 +40,7 @@ function config(source: 'local' | 'tiktoken', workers: number): TokenizerConfig 
     tiktoken: { encoding: 'o200k_base' },
     worker_threshold_bytes: 16_384,
     worker_idle_ms: 60_000,
+    worker_heap_mb: 256,
     workers,
   };
 }

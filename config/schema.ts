@@ -170,7 +170,16 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     tokenizer: {
       type: 'object',
       additionalProperties: false,
-      required: ['source', 'local', 'upstream', 'tiktoken', 'worker_threshold_bytes', 'workers', 'worker_idle_ms'],
+      required: [
+        'source',
+        'local',
+        'upstream',
+        'tiktoken',
+        'worker_threshold_bytes',
+        'workers',
+        'worker_idle_ms',
+        'worker_heap_mb',
+      ],
       properties: {
         source: { type: 'string', enum: ['upstream', 'local', 'tiktoken'] },
         local: {
@@ -206,6 +215,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         worker_threshold_bytes: { type: 'integer', minimum: 0 },
         workers: { type: 'integer', minimum: 0, maximum: 64 },
         worker_idle_ms: { type: 'integer', minimum: 0, maximum: 86_400_000 },
+        worker_heap_mb: { type: 'integer', minimum: 0, maximum: 65_536 },
       },
     },
     plugins: {

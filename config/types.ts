@@ -241,4 +241,6 @@ export interface TokenizerConfig {
   workers: number;
   /** A worker thread idle this long ends, its copy of the model freed (0: never). */
   worker_idle_ms: number;
+  /** Each worker thread's heap (old generation) at most, MB; a count that needs more is refused (0: V8's default). */
+  worker_heap_mb: number;
 }

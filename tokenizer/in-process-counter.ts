@@ -29,6 +29,8 @@ export interface InProcessCounterOptions {
   workers: number;
   /** A worker idle this long ends (0: never). */
   workerIdleMs: number;
+  /** Each worker's heap at most, MB (0: V8's default); a conversation whose count needs more is refused. */
+  workerHeapMb: number;
   /** Conversations whose JSON (messages, tools) is longer than this go to the pool. */
   thresholdBytes: number;
   log: TokenCounterLog | undefined;
@@ -114,6 +116,7 @@ export class InProcessCounter implements TokenCounter {
     this.#starting ??= WorkerPool.start(this.#options.spec, {
       size: this.#options.workers,
       idleMs: this.#options.workerIdleMs,
+      heapMb: this.#options.workerHeapMb,
       retired: () => this.#options.log?.debug?.({}, 'token counter: an idle worker thread ended, its memory freed'),
     }).then(
       async (pool) => {

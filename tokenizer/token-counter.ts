@@ -82,6 +82,7 @@ function inProcess(
     spec,
     workers: config.workers,
     workerIdleMs: config.worker_idle_ms,
+    workerHeapMb: config.worker_heap_mb,
     thresholdBytes: config.worker_threshold_bytes,
     log,
   });

@@ -20,11 +20,20 @@ const WORKER_FILE = new URL(FROM_SOURCE ? './count-worker.ts' : './count-worker.
 // Loading the model (an 11 MB tokenizer.json parsed whole, nearly all of it surviving) grows a
 // worker's young generation to V8's 32 MB and it never shrinks back: capped, a worker holding Qwen3
 // takes about 100 MB instead of 130. Counting itself allocates short-lived data, which a small young
-// generation serves as well.
-const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 4 };
+// generation serves as well. The old generation is capped too (`heapMb`): V8 otherwise lets the garbage of
+// large counts pile up to several times what a worker holds alive (34 MB after a collection, measured
+// under the fuzz), and a count that needs more than the cap is one far beyond any model's context.
+const YOUNG_GENERATION_MB = 4;
 
-function newWorker(spec: ModelSpec): Worker {
-  const options = { workerData: spec, resourceLimits: RESOURCE_LIMITS };
+/** Why a worker that ran out of its heap ended: V8 stops it with this code. */
+const OUT_OF_MEMORY = 'ERR_WORKER_OUT_OF_MEMORY';
+
+function newWorker(spec: ModelSpec, heapMb: number): Worker {
+  const resourceLimits =
+    heapMb > 0
+      ? { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: heapMb }
+      : { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
+  const options = { workerData: spec, resourceLimits };
   if (!FROM_SOURCE) return new Worker(WORKER_FILE, options);
   let tsx: string;
   try {
@@ -57,6 +66,8 @@ export interface WorkerPoolOptions {
   size: number;
   /** A worker idle this long ends (0: never). */
   idleMs: number;
+  /** Each worker's old generation at most, MB (0: V8's default); a count that needs more is refused. */
+  heapMb: number;
   /** Told when an idle worker ended (the counter logs it). */
   retired?: () => void;
 }
@@ -190,7 +201,7 @@ export class WorkerPool {
   /** A new worker, added to the pool once it has loaded the model. */
   #spawn(): Promise<Slot> {
     return new Promise<Slot>((resolve, reject) => {
-      const worker = newWorker(this.#spec);
+      const worker = newWorker(this.#spec, this.#options.heapMb);
       const slot: Slot = { worker, job: null, idle: undefined };
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
@@ -213,9 +224,9 @@ export class WorkerPool {
           this.#finish(slot, reply);
         }
       });
-      worker.on('error', (error) => {
+      worker.on('error', (error: Error & { code?: string }) => {
         if (!ready) reject(error);
-        slot.job?.reject(new Error(`a tokenizer worker failed: ${error.message}`));
+        slot.job?.reject(error.code === OUT_OF_MEMORY ? tooLargeToCount(this.#options.heapMb) : workerFailed(error));
         slot.job = null;
       });
       worker.on('exit', () => {
@@ -258,4 +269,17 @@ export class WorkerPool {
       },
     );
   }
+}
+
+function workerFailed(error: Error): Error {
+  return new Error(`a tokenizer worker failed: ${error.message}`);
+}
+
+/** The conversation whose count outgrew a worker's heap: a 400 naming the messages, not a failure of the gateway. */
+function tooLargeToCount(heapMb: number): PromptError {
+  return new PromptError(
+    `The conversation is too large to count its tokens (more than a ${heapMb} MB tokenizer holds): far beyond the model's context window.`,
+    'messages',
+    'messages',
+  );
 }

@@ -34,6 +34,7 @@ t.test(
       worker_threshold_bytes: 16_384,
       workers: 1,
       worker_idle_ms: 60_000,
+      worker_heap_mb: 256,
     });
   },
 );

@@ -14,6 +14,7 @@ const counter = await createTokenCounter(
     worker_threshold_bytes: 1 << 30,
     workers: 0,
     worker_idle_ms: 60_000,
+    worker_heap_mb: 256,
   },
   { upstreamUrls: [], servedModel: 'Qwen/Qwen3-8B', baseDir: process.cwd() },
 );

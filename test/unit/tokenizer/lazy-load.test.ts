@@ -29,6 +29,7 @@ function countedLoads(load: () => Promise<PromptModel>): {
     spec: { kind: 'local', files: qwen3 },
     workers: 0,
     workerIdleMs: 0,
+    workerHeapMb: 0,
     thresholdBytes: 16_384,
     log: { warn: (_fields, message) => warnings.push(message) },
   });

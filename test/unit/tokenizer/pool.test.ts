@@ -85,6 +85,7 @@ function spiedCounter(options: { workers: number; thresholdBytes: number }): {
     spec: { kind: 'local', files: resolveModelFiles({}) },
     log: undefined,
     workerIdleMs: 0,
+    workerHeapMb: 0,
     ...options,
   });
   return { counter, asked };
@@ -166,6 +167,7 @@ t.test('workers that cannot load are reported, and large conversations are still
     },
     workers: 1,
     workerIdleMs: 0,
+    workerHeapMb: 0,
     thresholdBytes: 0,
     log: { warn: (_fields, message) => warnings.push(message) },
   });
@@ -210,7 +212,10 @@ t.test('a count aborted while it waits for a worker is dropped', async (t) => {
 });
 
 t.test('the pool starts one worker, and adds one only when a count has to wait for a busy one', async (t) => {
-  const pool = await WorkerPool.start({ kind: 'local', files: resolveModelFiles({}) }, { size: 2, idleMs: 0 });
+  const pool = await WorkerPool.start(
+    { kind: 'local', files: resolveModelFiles({}) },
+    { size: 2, idleMs: 0, heapMb: 0 },
+  );
   t.teardown(() => pool.close());
   const json = (request: ChatRequest): string => JSON.stringify(promptInput(request));
   t.equal(pool.workers, 1, 'started: one copy of the model');
@@ -244,7 +249,7 @@ t.test('a worker idle for worker_idle_ms ends, and the next large count starts o
   let ended = new Promise<void>((resolve) => (retired = resolve));
   const pool = await WorkerPool.start(
     { kind: 'local', files: resolveModelFiles({}) },
-    { size: 1, idleMs: 1, retired: () => retired() },
+    { size: 1, idleMs: 1, heapMb: 0, retired: () => retired() },
   );
   // The pool's timer and idle worker never hold a process open: this test does, while it waits.
   const open = setInterval(() => {}, 60_000);
@@ -266,7 +271,7 @@ t.test('a worker given a count before its idle time is up is kept', async (t) =>
   const retired: number[] = [];
   const pool = await WorkerPool.start(
     { kind: 'local', files: resolveModelFiles({}) },
-    { size: 1, idleMs: 60_000, retired: () => retired.push(1) },
+    { size: 1, idleMs: 60_000, heapMb: 0, retired: () => retired.push(1) },
   );
   t.teardown(() => pool.close());
   const json = JSON.stringify(promptInput(big(60)));
@@ -274,3 +279,32 @@ t.test('a worker given a count before its idle time is up is kept', async (t) =>
   t.equal(pool.workers, 1);
   t.same(retired, []);
 });
+
+t.test(
+  "a conversation whose count outgrows a worker's heap is refused as the request's fault, and the pool counts on",
+  async (t) => {
+    const counter = new InProcessCounter({
+      source: 'local',
+      exact: true,
+      load: async () => LocalModel.load(resolveModelFiles({})),
+      spec: { kind: 'local', files: resolveModelFiles({}) },
+      workers: 1,
+      workerIdleMs: 0,
+      // Enough to load Qwen3 and count a few MB of prose; not a 4 MB conversation.
+      workerHeapMb: 128,
+      thresholdBytes: 0,
+      log: undefined,
+    });
+    t.teardown(() => counter.close());
+    const huge = big(4096);
+    const error = await counter.count(huge).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    t.ok(error instanceof GatewayError, 'a GatewayError');
+    t.equal((error as GatewayError).code, 'GW_ERR_REQUEST_INVALID', 'the request is at fault: a 400');
+    t.equal((error as GatewayError).param, 'messages');
+    t.match((error as GatewayError).message, /too large to count/);
+    t.ok((await counter.count(big(60))) > 0, 'a new worker counts the next conversation');
+  },
+);

@@ -135,6 +135,7 @@ export function tokenizerConfig(over: Partial<TokenizerConfig> = {}): TokenizerC
     worker_threshold_bytes: 16_384,
     workers: 0,
     worker_idle_ms: 60_000,
+    worker_heap_mb: 256,
     ...over,
   };
 }

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chartSvg } from './chart.js';
+import { measureFuzzMemory, type FuzzMemoryResult } from './fuzz-memory.js';
 import { profileReport, profilesOf, summarizeProfile, type ProfileSummary } from './cpu-profile.js';
 import { runCell, warmUp, type CellResult, type LoadOptions } from './load.js';
 import { machineInfo } from './machine.js';
@@ -56,7 +57,14 @@ interface BenchOptions extends LoadOptions {
   profile: TargetName | undefined;
   /** The memory pass (BENCH_MEMORY=0: not run; never with --profile, whose profile it would fill). */
   memory: boolean;
+  /** BENCH_FUZZ_CASES: the fuzz cases of the memory-under-fuzz pass (0: not run; never with --profile). */
+  fuzzCases: number;
+  /** BENCH_FUZZ_SEED: the fuzz's seed, the same every run unless asked. */
+  fuzzSeed: number;
 }
+
+/** Fuzz cases by default: about two minutes here (`BENCH_FUZZ_CASES=100000` for #30's full figure). */
+const FUZZ_CASES = 20_000;
 
 function readOptions(env: NodeJS.ProcessEnv, argv: string[]): BenchOptions {
   const whole = (name: string, fallback: number): number => {
@@ -85,7 +93,15 @@ function readOptions(env: NodeJS.ProcessEnv, argv: string[]): BenchOptions {
     portkeyDir: env.BENCH_PORTKEY_DIR || undefined,
     profile,
     memory: env.BENCH_MEMORY !== '0' && profile === undefined,
+    fuzzCases: profile === undefined ? wholeOrZero(env, 'BENCH_FUZZ_CASES', FUZZ_CASES) : 0,
+    fuzzSeed: wholeOrZero(env, 'BENCH_FUZZ_SEED', 42),
   };
+}
+
+function wholeOrZero(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not '${env[name]}'`);
+  return value;
 }
 
 /** The target --profile names, if it is one of the run's and a Node program. */
@@ -183,10 +199,21 @@ async function main(): Promise<void> {
       );
     }
 
+  let fuzz: FuzzMemoryResult | undefined;
+  if (options.fuzzCases > 0) {
+    log(`memory under the fuzz: ${options.fuzzCases} cases (seed ${options.fuzzSeed}) against its own gateway`);
+    fuzz = await measureFuzzMemory(options.fuzzCases, options.fuzzSeed);
+    log(`fuzz: gateway RSS ${fuzz.beforeMb} MB before, ${fuzz.afterMb} MB after, ${fuzz.peakMb} MB at most`);
+  } else {
+    const note = 'the memory-under-fuzz pass was not run (BENCH_FUZZ_CASES=0 or --profile): no verdict on it';
+    notes.push(note);
+    log(`NOTE ${note}`);
+  }
+
   const scenarioNames = SCENARIOS.map((scenario) => scenario.name);
   const targetNames = targets.map((target) => target.name);
   const rows = summarize(cells);
-  const verdicts = judge(rows, { ttfb, memory, scenarios: scenarioNames, chunks: CHUNKS });
+  const verdicts = judge(rows, { ttfb, memory, fuzz, scenarios: scenarioNames, chunks: CHUNKS });
   const unjudged = unjudgedRatios(rows, scenarioNames);
   const legChoice = upstreamLegChoice(
     rows,
@@ -265,6 +292,7 @@ async function main(): Promise<void> {
     upstreamLeg: legChoice,
     idleRssMb,
     memory,
+    fuzz,
     scrapes,
     rssAtEndMb: rssAtEnd,
     profile,

@@ -1,5 +1,6 @@
 // The repeats of each cell folded into one row (medians), and the issue's targets judged on those rows.
 import type { CellResult } from './load.js';
+import type { FuzzMemoryResult } from './fuzz-memory.js';
 import type { MemoryResult } from './memory.js';
 import { median } from './stats.js';
 import type { TtfbResult } from './ttfb.js';
@@ -56,6 +57,8 @@ export const ADDED_TTFB_LIMITS_MS: Readonly<Record<number, number>> = { 1: 0.5, 
 /** The full chain's resident memory, MB: idle after start, and with OPEN_STREAMS streams open. */
 export const IDLE_RSS_LIMIT_MB = 100;
 export const OPEN_STREAMS_RSS_LIMIT_MB = 250;
+/** #30: the gateway's peak resident memory through the fuzz, at most this many MB. */
+export const FUZZ_RSS_LIMIT_MB = 300;
 /** The full chain's throughput at least this many times Portkey's, on these scenarios (paced streams are pace-bound). */
 export const PORTKEY_THROUGHPUT_MIN = 10;
 
@@ -140,6 +143,8 @@ export function chunkCost(
 export interface JudgeInputs {
   ttfb: readonly TtfbResult[];
   memory: MemoryResult | undefined;
+  /** The memory-under-fuzz pass, when run. */
+  fuzz?: FuzzMemoryResult | undefined;
   scenarios: readonly string[];
   /** Content chunks per streamed request. */
   chunks: number;
@@ -251,6 +256,13 @@ export function judge(rows: readonly SummaryRow[], inputs: JudgeInputs): Verdict
       pass: all && memory.openMb <= OPEN_STREAMS_RSS_LIMIT_MB,
     });
   }
+  const fuzz = inputs.fuzz;
+  if (fuzz !== undefined)
+    verdicts.push({
+      goal: `#30 the gateway's resident memory through ${fuzz.cases} fuzz cases (seed ${fuzz.seed}) <= ${FUZZ_RSS_LIMIT_MB} MB at its peak`,
+      measured: `${fuzz.peakMb} MB at most (${fuzz.beforeMb} MB before, ${fuzz.afterMb} MB after)${fuzz.failed ? '; the fuzz reported failures' : ''}`,
+      pass: fuzz.peakMb <= FUZZ_RSS_LIMIT_MB,
+    });
   for (const scenario of PORTKEY_SCENARIOS) {
     const full = rowFor(rows, FULL, scenario);
     const portkey = rowFor(rows, 'portkey', scenario);

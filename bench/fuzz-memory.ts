@@ -12,6 +12,8 @@ export interface FuzzMemoryResult {
   peakMb: number;
   /** The fuzz found failures (its exit status): the figure stands, the run is worth a look. */
   failed: boolean;
+  /** The end of the fuzz's report when it failed (its findings and how to replay them), else ''. */
+  findings: string;
 }
 
 const FUZZ_SCRIPT = fileURLToPath(new URL('../fuzz/run.js', import.meta.url));
@@ -33,5 +35,6 @@ export async function measureFuzzMemory(cases: number, seed: number): Promise<Fu
     afterMb: Number(match[2]),
     peakMb: Number(match[3]),
     failed: status !== 0,
+    findings: status !== 0 ? output.slice(output.indexOf('findings by class')) : '',
   };
 }

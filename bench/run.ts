@@ -204,6 +204,7 @@ async function main(): Promise<void> {
     log(`memory under the fuzz: ${options.fuzzCases} cases (seed ${options.fuzzSeed}) against its own gateway`);
     fuzz = await measureFuzzMemory(options.fuzzCases, options.fuzzSeed);
     log(`fuzz: gateway RSS ${fuzz.beforeMb} MB before, ${fuzz.afterMb} MB after, ${fuzz.peakMb} MB at most`);
+    if (fuzz.failed) log(`the fuzz reported failures:\n${fuzz.findings}`);
   } else {
     const note = 'the memory-under-fuzz pass was not run (BENCH_FUZZ_CASES=0 or --profile): no verdict on it';
     notes.push(note);

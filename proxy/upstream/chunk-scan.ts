@@ -25,13 +25,13 @@ const TEXT_CHUNK = new RegExp(
 export function scanTextChunk(data: string): ChatChunk | undefined {
   const match = TEXT_CHUNK.exec(data);
   if (match === null) return undefined;
-  const [, id, created, model, index, field, text, prompt, total, completion] = match as unknown as string[];
+  const [, id = '', created, model = '', index, field = '', text = '', prompt, total, completion] = match;
   const chunk: ChatChunk = {
-    id: stringValue(id!),
+    id: stringValue(id),
     object: 'chat.completion.chunk',
     created: Number(created),
-    model: stringValue(model!),
-    choices: [{ index: Number(index), delta: { [field!]: stringValue(text!) }, logprobs: null, finish_reason: null }],
+    model: stringValue(model),
+    choices: [{ index: Number(index), delta: { [field]: stringValue(text) }, logprobs: null, finish_reason: null }],
   };
   if (prompt !== undefined)
     chunk.usage = {

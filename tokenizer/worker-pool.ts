@@ -169,8 +169,10 @@ export class WorkerPool {
 
   /** One more worker when a job waits and none is free or on its way, up to the pool's size. */
   #grow(): void {
-    if (this.#closed || this.#full || this.#queue.length === 0) return;
+    if (this.#closed || this.#queue.length === 0) return;
     if (this.#joining > 0 || this.#slots.length >= this.#options.size) return;
+    // After a worker could not be added, the pool stays as it is, unless it has none left (all retired idle).
+    if (this.#full && this.#slots.length > 0) return;
     this.#joining++;
     this.#spawn().then(
       () => this.#joining--,

@@ -37,7 +37,7 @@ export function honours(flavor: UpstreamFlavor, isolation: CacheIsolation): bool
 /** Base64url characters of a salt: 192 bits, short enough for every server's limit. */
 const SALT_LENGTH = 32;
 const NO_REUSE = Object.freeze({ cache_prompt: false });
-/** The organizations whose salted fields are kept made (an HMAC a request costs about 13 µs); the oldest goes first. */
+/** The organizations whose salted fields are kept made (an HMAC a request was about 1% of a request's CPU); the oldest goes first. */
 const REMEMBERED_ORGS = 10_000;
 
 export class CacheIsolator {

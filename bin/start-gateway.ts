@@ -13,6 +13,7 @@ import { builtinPlugins } from '../plugins/index.js';
 import { createDialects } from '../dialects/registry.js';
 import { composeChain } from '../proxy/exchange/chain.js';
 import { ConnectionCap } from '../http/connection-cap.js';
+import { BodyBudget } from '../http/body-budget.js';
 import { checkEveryMs, Deadlines } from '../http/deadlines.js';
 import { drainNode } from '../proxy/node/drain.js';
 import { capabilityOf } from '../core/capabilities.js';
@@ -340,6 +341,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
         deadlines: new Deadlines(checkEveryMs(config.server.body_timeout_ms)),
       },
     },
+    bodyBudget: new BodyBudget(config.server.bodies_in_flight_bytes),
     connectionCap,
     configuredWire: config.wire,
     pingIntervalMs: config.server.sse_ping_ms,

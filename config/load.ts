@@ -54,6 +54,10 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
       `${locate(['model', 'aliases'])}: key 'model.aliases' names '${id}', which is model.id itself`,
     );
   checkRedis(merged.redis, locate);
+  if (merged.server.bodies_in_flight_bytes < merged.server.body_limit_bytes)
+    throw new ConfigError(
+      `${locate(['server', 'bodies_in_flight_bytes'])}: key 'server.bodies_in_flight_bytes' is below server.body_limit_bytes: one body as large as allowed could never be read`,
+    );
   return { config: merged, baseDir: file === undefined ? process.cwd() : dirname(resolve(file)), locate };
 }
 

@@ -12,6 +12,8 @@ export interface GatewayConfig {
     host: string;
     port: number;
     body_limit_bytes: number;
+    /** The bytes of the bodies of all requests under way on a node (each as sent, and once decoded), at most. */
+    bodies_in_flight_bytes: number;
     /** The deepest nesting of arrays and objects a request body may have (checked before parsing). */
     max_json_depth: number;
     headers_timeout_ms: number;

@@ -50,6 +50,7 @@ const CATALOGUE = {
   },
   GW_ERR_REQUEST_MALFORMED_HTTP: { status: 400, kind: 'invalid_request', shortCode: null },
   GW_ERR_SERVER_TOO_MANY_CONNECTIONS: { status: 503, kind: 'overloaded', shortCode: 'too_many_connections' },
+  GW_ERR_SERVER_BODIES_IN_FLIGHT: { status: 503, kind: 'overloaded', shortCode: 'bodies_in_flight' },
   GW_ERR_SERVER_SHUTTING_DOWN: { status: 503, kind: 'overloaded', shortCode: 'shutting_down' },
   GW_ERR_SERVER_STORE_UNAVAILABLE: { status: 503, kind: 'overloaded', shortCode: 'store_unavailable' },
   GW_ERR_AUTH_MISSING_KEY: { status: 401, kind: 'authentication', shortCode: 'invalid_api_key' },

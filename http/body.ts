@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 // Reading a request's JSON body within the input limits: media type, content coding, size, time, nesting depth.
 import type { IncomingMessage } from 'node:http';
+import type { BodyReservation } from './body-budget.js';
 import { contentCodingOf, decodeBody } from './content-coding.js';
 import type { Deadlines } from './deadlines.js';
 import { GatewayError } from '../core/errors.js';
@@ -17,17 +18,27 @@ export interface BodyLimits {
   timeout?: { ms: number; deadlines: Deadlines };
 }
 
+/** Where a body's bytes are taken from the node's budget (http/body-budget.ts); none: unbudgeted. */
+type Held = BodyReservation | undefined;
+
 /**
  * Reads and parses a JSON request body. Refuses a non-JSON content-type or an unknown content-encoding
  * (415), a body over the limit (413, at once: the rest is left for the caller to discard), a body that
  * is still arriving when its time is up (408; `headersAt` is when the headers came, a performance.now()
- * time), and a body nested too deep or not JSON (400).
+ * time), a body the node's budget of bodies in flight cannot hold (503; `held` takes its bytes, as sent and
+ * decoded), and a body nested too deep or not JSON (400).
  */
-export async function readJsonBody(req: IncomingMessage, limits: BodyLimits, headersAt: number): Promise<unknown> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limits: BodyLimits,
+  headersAt: number,
+  held?: BodyReservation,
+): Promise<unknown> {
   checkJsonMediaType(req.headers['content-type']);
   const coding = contentCodingOf(req.headers['content-encoding']);
-  const sent = await readBytes(req, limits, headersAt);
+  const sent = await readBytes(req, limits, headersAt, held);
   const bytes = coding === undefined ? sent : await decodeBody(coding, sent, limits.maxBytes);
+  if (bytes !== sent) take(held, bytes.length);
   if (nestsDeeperThan(bytes, limits.maxDepth)) {
     throw new GatewayError(
       'GW_ERR_REQUEST_TOO_DEEP',
@@ -37,11 +48,11 @@ export async function readJsonBody(req: IncomingMessage, limits: BodyLimits, hea
   return parseJson(bytes);
 }
 
-function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number): Promise<Buffer> {
+function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number, held: Held): Promise<Buffer> {
   const { maxBytes, timeout } = limits;
   if (Number(req.headers['content-length']) > maxBytes) return Promise.reject(tooLarge(maxBytes));
   // A body that arrived while the gateway was waiting (on a remote store, say) sits whole in the stream's buffer.
-  if (req.complete) return Promise.resolve(takeBuffered(req, maxBytes));
+  if (req.complete) return Promise.resolve(takeBuffered(req, maxBytes, held));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -59,6 +70,7 @@ function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number):
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > maxBytes) fail(tooLarge(maxBytes));
+      else if (held !== undefined && !held.take(chunk.length)) fail(bodiesFull());
       else chunks.push(chunk);
     };
     const onEnd = (): void => {
@@ -75,8 +87,9 @@ function readBytes(req: IncomingMessage, limits: BodyLimits, headersAt: number):
 }
 
 /** The body of a request whose every byte has arrived: `read()` returns the stream's whole buffer as one Buffer. */
-function takeBuffered(req: IncomingMessage, maxBytes: number): Buffer {
+function takeBuffered(req: IncomingMessage, maxBytes: number, held: Held): Buffer {
   if (req.readableLength > maxBytes) throw tooLarge(maxBytes);
+  take(held, req.readableLength);
   return (req.read() as Buffer | null) ?? Buffer.alloc(0);
 }
 
@@ -102,6 +115,17 @@ function timedOut(ms: number): GatewayError {
   return new GatewayError(
     'GW_ERR_REQUEST_BODY_TIMEOUT',
     `The request body did not arrive within ${ms} ms of its headers.`,
+  );
+}
+
+function take(held: Held, bytes: number): void {
+  if (held !== undefined && !held.take(bytes)) throw bodiesFull();
+}
+
+function bodiesFull(): GatewayError {
+  return new GatewayError(
+    'GW_ERR_SERVER_BODIES_IN_FLIGHT',
+    'This gateway node holds as many request bodies as it may at once; retry shortly.',
   );
 }
 

@@ -2,6 +2,7 @@
 // as a response; a request no route takes (or over the connection cap) is refused here, without an exchange.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { readJsonBody, type BodyLimits } from '../http/body.js';
+import type { BodyBudget } from '../http/body-budget.js';
 import { discardRestOfBody } from '../http/body-discard.js';
 import type { ConnectionCap } from '../http/connection-cap.js';
 import { GatewayError } from '../core/errors.js';
@@ -17,6 +18,8 @@ import type { RouteMatch, Router } from './routing/router.js';
 
 /** What a connection over the cap is told to wait before retrying, in seconds. */
 const CONNECTIONS_RETRY_AFTER_S = 1;
+/** What a body the node's budget cannot hold is told to wait: the bodies under way end within moments. */
+const BODIES_RETRY_AFTER_S = 1;
 /** Unknown paths are logged up to this length. */
 const MAX_LOGGED_PATH = 200;
 
@@ -24,6 +27,8 @@ export interface GatewayOptions extends ExchangeRuntime {
   router: Router;
   /** The body's size, nesting and time limits. */
   bodyLimits: BodyLimits;
+  /** The bytes of the bodies of all requests under way, at most (`server.bodies_in_flight_bytes`). */
+  bodyBudget: BodyBudget;
   /** Connections over the cap get their first request refused (503). */
   connectionCap: ConnectionCap;
   /** The config's `wire`: `auto` negotiates per request (docs/wire.md). */
@@ -71,11 +76,18 @@ async function handle(options: GatewayOptions, req: IncomingMessage, res: Server
 
 /** The HTTP door: the body read from the request (within its limits), the answer written as a response. */
 function httpDoor(options: GatewayOptions, req: IncomingMessage, res: ServerResponse): Door {
+  const held = options.bodyBudget.reservation();
   return {
     reply: res,
     alwaysStreams: false,
     async body(exchange) {
-      return { body: await readJsonBody(req, options.bodyLimits, exchange.startedAt), generate: true };
+      try {
+        return { body: await readJsonBody(req, options.bodyLimits, exchange.startedAt, held), generate: true };
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === 'GW_ERR_SERVER_BODIES_IN_FLIGHT')
+          exchange.responseHeaders['retry-after'] = String(BODIES_RETRY_AFTER_S);
+        throw error;
+      }
     },
     bodyStream() {
       return req;
@@ -110,6 +122,7 @@ function httpDoor(options: GatewayOptions, req: IncomingMessage, res: ServerResp
       return res.statusCode;
     },
     finish(exchange) {
+      held.release();
       if (!req.complete) discardRestOfBody(req, options.bodyLimits, exchange.startedAt);
     },
   };

@@ -152,3 +152,12 @@ t.test('model.aliases may not name model.id itself', async (t) => {
     /alias-self\.yaml:2: key 'model\.aliases' names 'qwen3-8b'/,
   );
 });
+
+t.test('server.bodies_in_flight_bytes may not be below server.body_limit_bytes', async (t) => {
+  const path = file('bodies.yaml', 'server:\n  body_limit_bytes: 4096\n  bodies_in_flight_bytes: 2048\n');
+  t.match(
+    configError(() => loadConfig(path, {})),
+    /bodies\.yaml:3: key 'server\.bodies_in_flight_bytes' is below server\.body_limit_bytes/,
+  );
+  t.equal(loadConfig(undefined, {}).config.server.bodies_in_flight_bytes, 256 * 1024 * 1024, 'the default: 256 MiB');
+});

@@ -280,7 +280,7 @@ function workerFailed(error: Error): Error {
 /** The conversation whose count outgrew a worker's heap: a 400 naming the messages, not a failure of the gateway. */
 function tooLargeToCount(heapMb: number): PromptError {
   return new PromptError(
-    `The conversation is too large to count its tokens (more than a ${heapMb} MB tokenizer holds): far beyond the model's context window.`,
+    `The conversation is too large to count its tokens (more than ${heapMb > 0 ? `the ${heapMb} MB` : 'the memory'} a tokenizer worker holds): far beyond the model's context window.`,
     'messages',
     'messages',
   );

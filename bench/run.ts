@@ -67,10 +67,11 @@ interface BenchOptions extends LoadOptions {
 const FUZZ_CASES = 20_000;
 
 function readOptions(env: NodeJS.ProcessEnv, argv: string[]): BenchOptions {
-  const whole = (name: string, fallback: number): number => {
+  /** A whole number from the environment, at least `minimum` (1 unless said). */
+  const whole = (name: string, fallback: number, minimum = 1): number => {
     const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
-    if (!Number.isInteger(value) || value <= 0)
-      throw new Error(`${name} must be a whole number above 0, not '${env[name]}'`);
+    if (!Number.isInteger(value) || value < minimum)
+      throw new Error(`${name} must be a whole number of at least ${minimum}, not '${env[name]}'`);
     return value;
   };
   const { values } = parseArgs({ args: argv, options: { profile: { type: 'string' } }, strict: true });
@@ -93,15 +94,9 @@ function readOptions(env: NodeJS.ProcessEnv, argv: string[]): BenchOptions {
     portkeyDir: env.BENCH_PORTKEY_DIR || undefined,
     profile,
     memory: env.BENCH_MEMORY !== '0' && profile === undefined,
-    fuzzCases: profile === undefined ? wholeOrZero(env, 'BENCH_FUZZ_CASES', FUZZ_CASES) : 0,
-    fuzzSeed: wholeOrZero(env, 'BENCH_FUZZ_SEED', 42),
+    fuzzCases: profile === undefined ? whole('BENCH_FUZZ_CASES', FUZZ_CASES, 0) : 0,
+    fuzzSeed: whole('BENCH_FUZZ_SEED', 42, 0),
   };
-}
-
-function wholeOrZero(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not '${env[name]}'`);
-  return value;
 }
 
 /** The target --profile names, if it is one of the run's and a Node program. */

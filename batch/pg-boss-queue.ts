@@ -6,7 +6,6 @@
 // live is put back for when the claim would run out, and a job whose line ended is completed unrun: the claim in
 // the store stays the one truth of who runs a line, and pg-boss says which line a node takes next, across nodes.
 // Why pg-boss, not graphile-worker: docs/batches.md (measured by bench/batch-queue.ts).
-import { CompiledQuery, type QueryResult } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { BatchRecord, NewLine } from '../store/batches.js';
@@ -14,6 +13,7 @@ import type { LineOutcome } from '../store/batch-lines.js';
 import type { Store } from '../store/store.js';
 import { retryConflicts } from '../store/transaction-retry.js';
 import { StoreLineQueue, type ClaimScope, type QueuedLine } from './line-queue.js';
+import { poolDb, transactionDb } from './pg-boss-db.js';
 
 /** The queue of batch lines, one for the fleet. */
 const QUEUE = 'batch-lines';
@@ -39,40 +39,6 @@ const RETRY_LIMIT = 1_000_000;
 export interface PgBossQueueOptions {
   /** How long a node's claim on a line lasts unless renewed. */
   leaseMs: number;
-}
-
-/** What runs SQL text: the store's Kysely, one of its connections, or one of its transactions. */
-interface SqlExecutor {
-  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
-}
-
-/** pg-boss's database adapter inside a transaction of the store's: its SQL is part of that transaction. */
-function transactionDb(tx: SqlExecutor): PgBoss.Db {
-  return {
-    executeSql: async (text, values) => ({
-      rows: (await tx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, values ?? []))).rows,
-    }),
-  };
-}
-
-/**
- * pg-boss's database adapter on the store's connections. Some of pg-boss's SQL opens a transaction in its text
- * (BEGIN; …; COMMIT); a statement that fails there leaves the connection in that aborted transaction, and pg-boss
- * expects some such failures (two nodes making its schema at once): so a failure is rolled back before the
- * connection goes back to the store's pool, which every request shares.
- */
-function poolDb(store: Store): PgBoss.Db {
-  return {
-    executeSql: (text, values) =>
-      store.db.connection().execute(async (connection) => {
-        try {
-          return await transactionDb(connection).executeSql(text, values);
-        } catch (error) {
-          await connection.executeQuery(CompiledQuery.raw('ROLLBACK')).catch(() => undefined);
-          throw error;
-        }
-      }),
-  };
 }
 
 export class PgBossLineQueue extends StoreLineQueue {

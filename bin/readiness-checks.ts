@@ -17,7 +17,10 @@ export function redisCheck(connected: () => boolean): ReadinessCheck {
   };
 }
 
-/** Some upstream replica answers its health endpoint (`server.ready_checks_upstream`); unready while none does. */
-export function upstreamCheck(healthy: () => Promise<unknown>): ReadinessCheck {
+/**
+ * Some upstream replica answers its health endpoint (`server.ready_checks_upstream`); unready while none does:
+ * `healthy` probes them now, or reads what the active health checks last found.
+ */
+export function upstreamCheck(healthy: () => unknown): ReadinessCheck {
   return { name: 'upstream', probe: healthy };
 }

@@ -33,6 +33,7 @@ import { Router } from '../proxy/routing/router.js';
 import { createChatCall } from '../proxy/upstream/chat-call.js';
 import { CacheIsolator } from '../proxy/upstream/cache-isolation.js';
 import { anyReplicaHealthy } from '../proxy/upstream/upstream-health.js';
+import { HealthChecks } from '../proxy/upstream/health-checks.js';
 import { UpstreamPool } from '../proxy/upstream/pool.js';
 import { ThinkingSigner } from '../core/thinking-signer.js';
 import { defaultThinkingField, upstreamFields } from '../proxy/upstream/request-fields.js';
@@ -183,17 +184,44 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
         retryMaxMs: config.upstream.retry_max_ms,
         unhealthyMs: config.upstream.unhealthy_ms,
         queueTimeoutMs: config.upstream.queue_timeout_ms,
+        routing: config.upstream.routing,
+        ...(config.upstream.weights !== undefined ? { weights: config.upstream.weights } : {}),
+        affinityBound: config.upstream.affinity_load_bound,
         metrics,
       }),
-    ready: () =>
-      config.server.ready_checks_upstream
-        ? [
-            upstreamCheck(() =>
-              anyReplicaHealthy(urls, flavor, { apiKey: upstreamApiKey, timeoutMs: UPSTREAM_PROBE_MS }),
-            ),
-          ]
-        : [],
     close: (pool) => pool.close(),
+  });
+  // Probed actively only where there is a choice to make: one replica is served whatever its health says.
+  const interval = config.upstream.health_check_interval_ms;
+  await node.start({
+    name: 'upstream health checks',
+    start: async () => {
+      if (urls.length < 2 || interval === 0) return undefined;
+      const checks = new HealthChecks(pool.replicas, {
+        flavor,
+        intervalMs: interval,
+        target: { apiKey: upstreamApiKey, timeoutMs: Math.min(interval, UPSTREAM_PROBE_MS) },
+        log,
+      });
+      await checks.start();
+      return checks;
+    },
+    // /ready: some replica up, as the checks last found it; without them, as a probe of each finds it now.
+    ready: (checks) =>
+      !config.server.ready_checks_upstream
+        ? []
+        : checks !== undefined
+          ? [
+              upstreamCheck(() => {
+                if (!checks.anyUp()) throw new Error('no upstream replica passed its last health check');
+              }),
+            ]
+          : [
+              upstreamCheck(() =>
+                anyReplicaHealthy(urls, flavor, { apiKey: upstreamApiKey, timeoutMs: UPSTREAM_PROBE_MS }),
+              ),
+            ],
+    close: (checks) => checks?.close(),
   });
   const countTokens = countedTokens(counter, metrics);
   const dataDir = dataDirOf(loaded);
@@ -262,6 +290,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
     maxBodyBytes: config.upstream.max_body_bytes,
     retryAfterSeconds: Math.ceil(config.upstream.queue_timeout_ms / 1000),
     isolationFields: (exchange) => cacheIsolator.fieldsFor(exchange.locals.caller?.orgId),
+    affinityScope: (exchange) => exchange.locals.caller?.orgId,
     trustCachedTokens: cacheIsolator.trustsCachedTokens,
     reasoningTags: config.upstream.reasoning_tags ?? 'auto',
     ...(config.batch.upstream_priority === undefined ? {} : { batchPriority: config.batch.upstream_priority }),
@@ -368,6 +397,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
       pool.replicas.map((replica) => ({
         replica: replica.label,
         healthy: replica.healthyAt(Date.now()),
+        outstanding: replica.inFlight,
         queued: replica.pool.stats.queued,
       })),
     tokenizerQueue: () => counter.queued(),

@@ -58,6 +58,11 @@ export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = pr
     throw new ConfigError(
       `${locate(['server', 'bodies_in_flight_bytes'])}: key 'server.bodies_in_flight_bytes' is below server.body_limit_bytes: one body as large as allowed could never be read`,
     );
+  const weights = merged.upstream.weights;
+  if (weights !== undefined && weights.length !== merged.upstream.urls.length)
+    throw new ConfigError(
+      `${locate(['upstream', 'weights'])}: key 'upstream.weights' gives ${weights.length} weight(s) for ${merged.upstream.urls.length} URL(s) in upstream.urls: give one per URL, in the same order`,
+    );
   return { config: merged, baseDir: file === undefined ? process.cwd() : dirname(resolve(file)), locate };
 }
 

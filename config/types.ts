@@ -47,6 +47,14 @@ export interface GatewayConfig {
   };
   upstream: {
     urls: string[];
+    /** How a replica is chosen: by conversation and load (the default), by load alone, or in turn (docs/upstreams.md). */
+    routing: 'affinity' | 'least_outstanding' | 'round_robin';
+    /** Each URL's capacity relative to the others', one per URL in the same order. Unset: all equal. */
+    weights?: number[];
+    /** A conversation stays on its replica while that one holds at most this many times its share of the requests in flight. */
+    affinity_load_bound: number;
+    /** How often each replica's health endpoint is probed with more than one URL; 0: never (passive ejection only). */
+    health_check_interval_ms: number;
     api_key?: string;
     api_key_env?: string;
     /** The server's kind: which request fields it gets. Unset: the kind the upstream shows at start, else vllm. */

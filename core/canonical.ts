@@ -110,6 +110,7 @@ export const GATEWAY_REQUEST_FIELDS = [
   'thinking_replay',
   'prefill',
   'response_format_param',
+  'conversation_key',
 ] as const satisfies readonly (keyof GatewayRequestFields)[];
 
 /** The canonical request's gateway-side fields: the decoders set them, the plugins and the terminal read them. */
@@ -139,6 +140,11 @@ export interface GatewayRequestFields {
    * server that cannot enforce it (proxy/upstream/structured-output.ts); absent: `response_format`.
    */
   response_format_param?: string;
+  /**
+   * Never sent upstream as such: the client's name for its conversation (chat and responses `prompt_cache_key`),
+   * which keeps its turns on one replica (proxy/upstream/affinity-key.ts).
+   */
+  conversation_key?: string;
 }
 
 /**

@@ -60,8 +60,8 @@ interface GenerationSeries {
 export interface ScrapeSources {
   /** Requests under way on this node (HTTP requests and WebSocket responses). */
   inFlight(): number;
-  /** Each upstream replica: whether it is taking requests, and requests waiting for one of its connections. */
-  replicas(): ReadonlyArray<{ replica: string; healthy: boolean; queued: number }>;
+  /** Each upstream replica: whether it is taking requests, requests it has under way, and requests waiting for one of its connections. */
+  replicas(): ReadonlyArray<{ replica: string; healthy: boolean; outstanding: number; queued: number }>;
   /** Token counts waiting for a tokenizer worker, when workers count. */
   tokenizerQueue(): number;
 }
@@ -101,6 +101,7 @@ export class GatewayMetrics {
   readonly upstreamErrors: Counter;
   readonly upstreamFirstByte: BoundHistogram<string>;
   readonly upstreamPoolWaits: Counter;
+  readonly upstreamAffinity: Counter;
   readonly tokenCounts: Counter;
   readonly batch: BatchMetrics;
 
@@ -240,6 +241,12 @@ export class GatewayMetrics {
       labelNames: ['replica'],
       registers,
     });
+    this.upstreamAffinity = new Counter({
+      name: 'gateway_upstream_affinity_total',
+      help: "Requests of a conversation routed by affinity, by replica and outcome: hit (the conversation's own replica), spilled (its own was full or down).",
+      labelNames: ['replica', 'outcome'],
+      registers,
+    });
     this.tokenCounts = new Counter({
       name: 'gateway_count_tokens_total',
       help: 'Token counts made for count_tokens and the plugins, by outcome (ok, failed).',
@@ -269,6 +276,15 @@ export class GatewayMetrics {
       aggregator: 'min',
       collect() {
         for (const { replica, healthy } of sources.replicas()) this.set({ replica }, healthy ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'gateway_upstream_replica_outstanding',
+      help: 'Requests under way on an upstream replica (sent and not yet ended), the load routing weighs.',
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        for (const { replica, outstanding } of sources.replicas()) this.set({ replica }, outstanding);
       },
     });
     new Gauge({

@@ -89,6 +89,7 @@ function canonical(body: ChatBody): ChatRequest {
     max_completion_tokens: maxCompletionTokens,
     enable_thinking: enableThinking,
     response_format_param: formatParam,
+    prompt_cache_key: conversationKey,
   } = extra;
   for (const field of NOT_FORWARDED) delete extra[field];
   if (Object.keys(extra).length > 0) canonical.extra_fields = extra;
@@ -97,6 +98,8 @@ function canonical(body: ChatBody): ChatRequest {
   if (typeof enableThinking === 'boolean') (canonical.gateway ??= {}).enable_thinking = enableThinking;
   else if (effort !== undefined) (canonical.gateway ??= {}).enable_thinking = effort !== 'none' && effort !== 'minimal';
   if (typeof formatParam === 'string') (canonical.gateway ??= {}).response_format_param = formatParam;
+  // OpenAI's name for the conversation: it stays a client field (sent when `upstream.extra_fields` names it).
+  if (typeof conversationKey === 'string') (canonical.gateway ??= {}).conversation_key = conversationKey;
   if (canonical.max_tokens === undefined && typeof maxCompletionTokens === 'number')
     canonical.max_tokens = maxCompletionTokens;
   // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.

@@ -39,6 +39,7 @@ export function createResponsesDecoder(
     if (isCompactionRequest(request)) summaryOnly(chat);
     const thinking = thinkingSwitch(request.reasoning);
     if (thinking !== undefined) (chat.gateway ??= {}).enable_thinking = thinking;
+    if (typeof request.prompt_cache_key === 'string') (chat.gateway ??= {}).conversation_key = request.prompt_cache_key;
     return { request: chat, echo: request };
   };
 }

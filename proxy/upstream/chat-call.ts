@@ -29,6 +29,7 @@ import {
 } from './reasoning-tags.js';
 import { countCompletionReasoning, ReasoningCount } from './reasoning-count.js';
 import { upstreamCompletion } from './upstream-completion.js';
+import { affinityKey } from './affinity-key.js';
 import { UsageCheck } from './usage-check.js';
 
 export interface ChatCallOptions {
@@ -47,6 +48,8 @@ export interface ChatCallOptions {
   retryAfterSeconds: number;
   /** The fields that keep the caller's prompt cache apart on the upstream (`cache_salt`; cache-isolation.ts), over the client's. */
   isolationFields?: (exchange: Exchange) => Readonly<Record<string, unknown>> | undefined;
+  /** Whose conversations the request's are (the caller's organization): its affinity key's scope (affinity-key.ts). */
+  affinityScope?: (exchange: Exchange) => string | undefined;
   /** Whether the upstream's cached tokens are the caller's own (its cache isolated); false: they count as plain input. Default true. */
   trustCachedTokens?: boolean;
   /** Raw `<think>` tags in the content moved to the reasoning (`upstream.reasoning_tags`, reasoning-tags.ts); default auto. */
@@ -78,6 +81,7 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
         {
           signal: exchange.signal,
           headers,
+          affinity: () => affinityKey(request, exchange.req.headers, options.affinityScope?.(exchange)),
         },
       );
     } catch (error) {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import { GatewayError } from '../../core/errors.js';
 import { Replica } from './replica.js';
+import { chooseReplica, type Routing } from './replica-choice.js';
 import type { UpstreamErrorKind } from './replica-metrics.js';
 import { CONNECTION_FAILURES, errorCode } from '../../core/upstream-errors.js';
 import { UpstreamResponse } from './upstream-response.js';
@@ -19,17 +20,31 @@ export interface UpstreamPoolOptions {
   unhealthyMs: number;
   /** Longest wait for a free connection of a replica; then 503 upstream_overloaded. */
   queueTimeoutMs: number;
+  /** How a replica is chosen (replica-choice.ts); affinity by default. */
+  routing?: Routing;
+  /** Each URL's capacity relative to the others' (positive integers, one per URL); all 1 by default. */
+  weights?: readonly number[];
+  /** Affinity's load bound: a conversation's replica takes it while within this many times its share (≥ 1; 1.25 by default). */
+  affinityBound?: number;
   /** The clock (Unix ms) replicas' cool-downs run on; Date.now by default. */
   now?: () => number;
   /** The node's metrics, when they are on: each replica's requests, retries, errors, first bytes and waits. */
   metrics?: GatewayMetrics | undefined;
 }
 
+/** What the pool's caller tells of a request beyond its body. */
+export interface PostInit {
+  signal: AbortSignal;
+  headers: Record<string, string>;
+  /** The request's conversation key (affinity-key.ts), asked only when a replica is chosen by it. */
+  affinity?: () => string | undefined;
+}
+
 /**
- * The upstream replicas: least-outstanding-requests balancing, passive health (a replica that fails
- * a connection or answers 502/503/504 is taken out for a while), retries of connection failures
- * with exponential backoff and full jitter, before the first byte only, and a bounded wait for a
- * connection when every one of a replica's is busy.
+ * The upstream replicas: routing by load and conversation (replica-choice.ts), passive health (a replica
+ * that fails a connection or answers 502/503/504 is taken out for a while) beside the active checks'
+ * (health-checks.ts), retries of connection failures with exponential backoff and full jitter, before the
+ * first byte only, and a bounded wait for a connection when every one of a replica's is busy.
  */
 export class UpstreamPool {
   readonly replicas: Replica[];
@@ -40,25 +55,31 @@ export class UpstreamPool {
   readonly #live = new Set<UpstreamResponse>();
   #cut: GatewayError | undefined;
 
+  readonly #routing: Routing;
+  readonly #bound: number;
+
   constructor(options: UpstreamPoolOptions) {
     if (options.urls.length === 0) throw new Error('the upstream pool needs at least one URL');
+    if (options.weights !== undefined && options.weights.length !== options.urls.length)
+      throw new Error('the upstream pool needs one weight per URL');
     this.#options = options;
     this.#now = options.now ?? Date.now;
-    this.replicas = options.urls.map((url) => new Replica(url, options));
+    this.#routing = options.routing ?? 'affinity';
+    this.#bound = options.affinityBound ?? 1.25;
+    this.replicas = options.urls.map((url, i) => new Replica(url, options, options.weights?.[i] ?? 1));
   }
 
   /** POSTs a JSON body to `${basePath}${path}` on the best replica. */
-  async post(
-    path: string,
-    body: string,
-    init: { signal: AbortSignal; headers: Record<string, string> },
-  ): Promise<UpstreamResponse> {
+  async post(path: string, body: string, init: PostInit): Promise<UpstreamResponse> {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
     if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    // The key is read once, when first needed: a retry ranks the replicas by the same key.
+    let key: { value: string | undefined } | undefined;
+    const affinity = init.affinity && (() => (key ??= { value: init.affinity!() }).value);
     for (let attempt = 0; ; attempt++) {
       if (init.signal.aborted) throw new Error('the client went away');
       if (this.#cut !== undefined) throw this.#cut;
-      const replica = this.#pick();
+      const replica = this.#pick(affinity);
       const metrics = replica.metrics;
       replica.inFlight += 1;
       const response = new UpstreamResponse((failure) => {
@@ -86,7 +107,7 @@ export class UpstreamPool {
         response,
       );
       // Most requests get a connection inside dispatch(); only a queued one needs a timer.
-      const queueTimer = response.queued ? this.#bound(response) : undefined;
+      const queueTimer = response.queued ? this.#queueBound(response) : undefined;
       // Without a connection yet it is opening one, or in the pool's queue: every connection busy (a
       // wait). The stats walk every connection, so they are read only then.
       if (queueTimer !== undefined && metrics !== undefined && replica.pool.stats.queued > 0) metrics.queued();
@@ -134,22 +155,32 @@ export class UpstreamPool {
     await Promise.all(this.replicas.map((replica) => replica.pool.close()));
   }
 
-  /** Healthy replica with the fewest requests in flight (ties rotate); if none is healthy, the one back soonest. */
-  #pick(): Replica {
+  /** The routing's replica among the healthy ones; if none is healthy, the one back soonest. */
+  #pick(affinity: (() => string | undefined) | undefined): Replica {
+    const replicas = this.replicas;
+    if (replicas.length === 1) return replicas[0]!;
     const now = this.#now();
-    const count = this.replicas.length;
-    const start = this.#turn++ % count;
-    let best: Replica | undefined;
-    for (let i = 0; i < count; i++) {
-      const replica = this.replicas[(start + i) % count]!;
-      if (replica.healthyAt(now) && (best === undefined || replica.inFlight < best.inFlight)) best = replica;
-    }
-    if (best !== undefined) return best;
-    return this.replicas.reduce((soonest, replica) => (replica.downUntil < soonest.downUntil ? replica : soonest));
+    const candidates = replicas.map((replica) => ({
+      label: replica.label,
+      inFlight: replica.inFlight,
+      weight: replica.weight,
+      healthy: replica.healthyAt(now),
+    }));
+    const choice = chooseReplica(candidates, {
+      routing: this.#routing,
+      key: this.#routing === 'affinity' ? affinity?.() : undefined,
+      bound: this.#bound,
+      turn: this.#turn++ % replicas.length,
+    });
+    if (choice.index === -1)
+      return replicas.reduce((soonest, replica) => (replica.downUntil < soonest.downUntil ? replica : soonest));
+    const replica = replicas[choice.index]!;
+    if (choice.affinity !== undefined) replica.metrics?.routed(choice.affinity);
+    return replica;
   }
 
   /** Abandons the request if it is still waiting for a connection after `queueTimeoutMs`. */
-  #bound(response: UpstreamResponse): NodeJS.Timeout {
+  #queueBound(response: UpstreamResponse): NodeJS.Timeout {
     return setTimeout(() => {
       if (response.queued)
         response.abort(

@@ -3,6 +3,7 @@
 import type { Counter } from 'prom-client';
 import type { HistogramSeries } from '../../telemetry/bound-histogram.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import type { AffinityOutcome } from './replica-choice.js';
 
 /** Why an upstream call failed, as `gateway_upstream_errors_total` counts it. */
 export type UpstreamErrorKind = 'connect' | 'timeout' | 'overloaded' | 'status_5xx' | 'failed';
@@ -14,6 +15,7 @@ export class ReplicaMetrics {
   readonly #retries: Counter.Internal;
   readonly #poolWaits: Counter.Internal;
   readonly #firstByte: HistogramSeries;
+  readonly #affinity: Record<AffinityOutcome, Counter.Internal>;
 
   constructor(metrics: GatewayMetrics, replica: string) {
     const outcome = (name: string): Counter.Internal => metrics.upstreamRequests.labels({ replica, outcome: name });
@@ -30,6 +32,15 @@ export class ReplicaMetrics {
     this.#retries = metrics.upstreamRetries.labels({ replica });
     this.#poolWaits = metrics.upstreamPoolWaits.labels({ replica });
     this.#firstByte = metrics.upstreamFirstByte.series({ replica });
+    this.#affinity = {
+      hit: metrics.upstreamAffinity.labels({ replica, outcome: 'hit' }),
+      spilled: metrics.upstreamAffinity.labels({ replica, outcome: 'spilled' }),
+    };
+  }
+
+  /** A request of a conversation came to this replica by affinity. */
+  routed(outcome: AffinityOutcome): void {
+    this.#affinity[outcome].inc();
   }
 
   /** The response head arrived `seconds` after the request was dispatched. */

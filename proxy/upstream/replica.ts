@@ -12,7 +12,13 @@ export interface ReplicaOptions {
   metrics?: GatewayMetrics | undefined;
 }
 
-/** One upstream server: a keep-alive connection pool plus what passive health checking knows of it. */
+/** What the active health check last found of a replica (health-checks.ts); unknown until its first probe. */
+export type ProbeState = 'unknown' | 'up' | 'down';
+
+/**
+ * One upstream server: a keep-alive connection pool plus what health checking knows of it: passively, a failed
+ * request takes it out for a cool-down; actively, a failed probe takes it out until a probe succeeds.
+ */
 export class Replica {
   /** Its base URL without credentials or query: its `replica` label in the metrics. */
   readonly label: string;
@@ -23,15 +29,19 @@ export class Replica {
   readonly host: string;
   readonly port: number;
   readonly pool: Pool;
+  /** Its capacity relative to the other replicas' (`upstream.weights`). */
+  readonly weight: number;
   /** Its series, when the metrics are on. */
   readonly metrics: ReplicaMetrics | undefined;
   inFlight = 0;
+  #probe: ProbeState = 'unknown';
   #failures = 0;
   #downUntil = 0;
   readonly #unhealthyMs: number;
 
-  constructor(baseUrl: string, options: ReplicaOptions) {
+  constructor(baseUrl: string, options: ReplicaOptions, weight = 1) {
     const url = new URL(baseUrl);
+    this.weight = weight;
     this.origin = url.origin;
     this.host = url.hostname;
     this.port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
@@ -49,7 +59,20 @@ export class Replica {
   }
 
   healthyAt(now: number): boolean {
-    return now >= this.#downUntil;
+    return this.#probe !== 'down' && now >= this.#downUntil;
+  }
+
+  get probe(): ProbeState {
+    return this.#probe;
+  }
+
+  /**
+   * An active probe's finding: down keeps it out until a probe finds it up. A replica found up after being down
+   * is back at once, its cool-down ended; one that stays up keeps any cool-down its failed requests earned.
+   */
+  probed(up: boolean): void {
+    if (up && this.#probe === 'down') this.markSuccess();
+    this.#probe = up ? 'up' : 'down';
   }
 
   get downUntil(): number {

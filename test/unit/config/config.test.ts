@@ -153,6 +153,34 @@ t.test('model.aliases may not name model.id itself', async (t) => {
   );
 });
 
+t.test('upstream.weights gives one weight per URL of upstream.urls', async (t) => {
+  const path = file('weights.yaml', 'upstream:\n  urls: [http://a:8000/v1, http://b:8000/v1]\n  weights: [2]\n');
+  t.match(
+    configError(() => loadConfig(path, {})),
+    /weights\.yaml:3: key 'upstream\.weights' gives 1 weight\(s\) for 2 URL\(s\) in upstream\.urls/,
+  );
+  const good = file(
+    'weights-good.yaml',
+    'upstream:\n  urls: [http://a:8000/v1, http://b:8000/v1]\n  weights: [2, 1]\n',
+  );
+  t.same(loadConfig(good, {}).config.upstream.weights, [2, 1]);
+});
+
+t.test('upstream routing defaults: affinity, a load bound of 1.25, health probes every 5 s', async (t) => {
+  const { upstream } = loadConfig(undefined, {}).config;
+  t.same([upstream.routing, upstream.affinity_load_bound, upstream.health_check_interval_ms], ['affinity', 1.25, 5000]);
+  const bad = file('routing.yaml', 'upstream:\n  routing: random\n');
+  t.match(
+    configError(() => loadConfig(bad, {})),
+    /routing\.yaml:2/,
+  );
+  const low = file('bound.yaml', 'upstream:\n  affinity_load_bound: 0.5\n');
+  t.match(
+    configError(() => loadConfig(low, {})),
+    /bound\.yaml:2/,
+  );
+});
+
 t.test('server.bodies_in_flight_bytes may not be below server.body_limit_bytes', async (t) => {
   const path = file('bodies.yaml', 'server:\n  body_limit_bytes: 4096\n  bodies_in_flight_bytes: 2048\n');
   t.match(

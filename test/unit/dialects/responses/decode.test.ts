@@ -142,26 +142,33 @@ t.test('presence_penalty and frequency_penalty pass to the upstream', async (t) 
   t.equal(request.frequency_penalty, -1);
 });
 
-t.test('fields real clients send are accepted and ignored; reasoning.effort is the thinking switch', async (t) => {
-  const request = decodeResponses(
-    {
+t.test(
+  'fields real clients send are accepted and ignored; reasoning.effort is the thinking switch, prompt_cache_key the conversation key',
+  async (t) => {
+    const request = decodeResponses(
+      {
+        model: MODEL,
+        input: 'x',
+        store: true,
+        include: ['reasoning.encrypted_content'],
+        reasoning: { effort: 'low', summary: 'auto' },
+        metadata: { run: '1' },
+        user: 'u',
+        truncation: 'auto',
+        prompt_cache_key: 'k',
+        service_tier: 'auto',
+        previous_response_id: null,
+        text: { format: { type: 'text' }, verbosity: 'low' },
+      },
+      off,
+    );
+    t.same(request, {
       model: MODEL,
-      input: 'x',
-      store: true,
-      include: ['reasoning.encrypted_content'],
-      reasoning: { effort: 'low', summary: 'auto' },
-      metadata: { run: '1' },
-      user: 'u',
-      truncation: 'auto',
-      prompt_cache_key: 'k',
-      service_tier: 'auto',
-      previous_response_id: null,
-      text: { format: { type: 'text' }, verbosity: 'low' },
-    },
-    off,
-  );
-  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }], gateway: { enable_thinking: true } });
-});
+      messages: [{ role: 'user', content: 'x' }],
+      gateway: { enable_thinking: true, conversation_key: 'k' },
+    });
+  },
+);
 
 t.test('text.format json_schema becomes the upstream response_format', async (t) => {
   const schema = { type: 'object', properties: { a: { type: 'string' } } };

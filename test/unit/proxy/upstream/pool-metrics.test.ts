@@ -145,3 +145,45 @@ t.test("a replica's label is the base URL its requests go to", async (t) => {
   t.teardown(() => pool.close());
   t.equal(pool.replicas[0]!.label, replicaLabel(`${sim.url}/v1`));
 });
+
+t.test('a conversation routed by affinity counts a hit at its replica, or a spill where it went instead', async (t) => {
+  const metrics = new GatewayMetrics({ perOrg: false });
+  const other = await startSim({ itlMs: 1, outputTokens: 5 });
+  const urls = [`${sim.url}/v1`, `${other.url}/v1`];
+  const pool = new UpstreamPool(options(urls, metrics));
+  t.teardown(async () => {
+    await pool.close();
+    await other.close();
+  });
+  const send = async () =>
+    (await pool.post('/chat/completions', body, { signal, headers: {}, affinity: () => 'org\nkey:c' })).text(1 << 20);
+  await send();
+  await send();
+  let got = await samples(metrics);
+  t.equal(sumOf(got, 'gateway_upstream_affinity_total', { outcome: 'hit' }), 2);
+  t.equal(sumOf(got, 'gateway_upstream_affinity_total', { outcome: 'spilled' }), 0);
+  const home = got.find((sample) => sample.name === 'gateway_upstream_affinity_total' && sample.value === 2)!.labels
+    .replica;
+  // Its replica taken out, the conversation spills to the other one.
+  pool.replicas.find((candidate) => candidate.label === home)!.markFailure(Date.now());
+  await send();
+  got = await samples(metrics);
+  const spilled = got.filter(
+    (sample) =>
+      sample.name === 'gateway_upstream_affinity_total' && sample.labels.outcome === 'spilled' && sample.value > 0,
+  );
+  t.same(
+    spilled.map((sample) => [sample.value, sample.labels.replica === home]),
+    [[1, false]],
+  );
+});
+
+t.test('each replica’s requests under way are a gauge read at scrape time', async (t) => {
+  const metrics = new GatewayMetrics({ perOrg: false });
+  metrics.readAtScrape({
+    inFlight: () => 0,
+    replicas: () => [{ replica: 'http://a/v1', healthy: true, outstanding: 7, queued: 0 }],
+    tokenizerQueue: () => 0,
+  });
+  t.equal(sumOf(await samples(metrics), 'gateway_upstream_replica_outstanding', { replica: 'http://a/v1' }), 7);
+});

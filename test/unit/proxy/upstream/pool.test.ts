@@ -130,3 +130,51 @@ t.test(
     await pool.close();
   },
 );
+
+t.test('affinity: the requests of one conversation all go to one replica, even while others are free', async (t) => {
+  const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`]));
+  const before = [simA.stats().requests, simB.stats().requests];
+  for (let i = 0; i < 4; i++) {
+    const response = await pool.post('/chat/completions', body, {
+      signal,
+      headers: {},
+      affinity: () => 'org\nkey:one',
+    });
+    await response.text(1 << 20);
+  }
+  const sent = [simA.stats().requests - before[0]!, simB.stats().requests - before[1]!];
+  t.same(sent.toSorted(), [0, 4], `sent ${sent}`);
+  await pool.close();
+});
+
+t.test('weights: a replica of weight 3 takes three of every four requests in flight', async (t) => {
+  const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`], { weights: [3, 1] }));
+  const before = [simA.stats().requests, simB.stats().requests];
+  const responses = await Promise.all(
+    Array.from({ length: 8 }, () => pool.post('/chat/completions', body, { signal, headers: {} })),
+  );
+  t.same([simA.stats().requests - before[0]!, simB.stats().requests - before[1]!], [6, 2]);
+  await Promise.all(responses.map((response) => response.text(1 << 20)));
+  await pool.close();
+});
+
+t.test('round_robin: replicas take turns whatever their load', async (t) => {
+  const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`], { routing: 'round_robin' }));
+  const before = [simA.stats().requests, simB.stats().requests];
+  for (let i = 0; i < 4; i++) {
+    const response = await pool.post('/chat/completions', body, {
+      signal,
+      headers: {},
+      affinity: () => 'org\nkey:one',
+    });
+    await response.text(1 << 20);
+  }
+  t.same([simA.stats().requests - before[0]!, simB.stats().requests - before[1]!], [2, 2]);
+  await pool.close();
+});
+
+t.test('one weight per URL, or the pool refuses to start', async (t) => {
+  t.throws(() => new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`], { weights: [1] })), {
+    message: 'the upstream pool needs one weight per URL',
+  });
+});

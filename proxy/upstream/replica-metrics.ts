@@ -36,6 +36,9 @@ export class ReplicaMetrics {
       hit: metrics.upstreamAffinity.labels({ replica, outcome: 'hit' }),
       spilled: metrics.upstreamAffinity.labels({ replica, outcome: 'spilled' }),
     };
+    // Shown from the start at 0, so a dashboard's rate has a series before the first conversation comes.
+    this.#affinity.hit.inc(0);
+    this.#affinity.spilled.inc(0);
   }
 
   /** A request of a conversation came to this replica by affinity. */

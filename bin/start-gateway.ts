@@ -202,6 +202,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
         intervalMs: interval,
         target: { apiKey: upstreamApiKey, timeoutMs: Math.min(interval, UPSTREAM_PROBE_MS) },
         log,
+        ...(config.upstream.load_from_metrics ? { load: { kvCacheFull: config.upstream.kv_cache_full } } : {}),
       });
       await checks.start();
       return checks;

@@ -104,6 +104,8 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         'routing',
         'affinity_load_bound',
         'health_check_interval_ms',
+        'load_from_metrics',
+        'kv_cache_full',
       ],
       properties: {
         urls: { type: 'array', items: { type: 'string', pattern: '^https?://' } },
@@ -111,6 +113,8 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         weights: optional({ type: 'array', items: { type: 'integer', minimum: 1, maximum: 1000 } }),
         affinity_load_bound: { type: 'number', minimum: 1, maximum: 100 },
         health_check_interval_ms: { type: 'integer', minimum: 0 },
+        load_from_metrics: { type: 'boolean' },
+        kv_cache_full: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
         api_key: optional({ type: 'string' }),
         api_key_env: optional({ type: 'string' }),
         flavor: optional({ type: 'string', enum: ['vllm', 'llama-server', 'sglang', 'tgi', 'ollama', 'openai'] }),

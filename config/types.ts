@@ -55,6 +55,10 @@ export interface GatewayConfig {
     affinity_load_bound: number;
     /** How often each replica's health endpoint is probed with more than one URL; 0: never (passive ejection only). */
     health_check_interval_ms: number;
+    /** With the health checks, read each replica's own metrics (vLLM, llama-server `--metrics`, SGLang, TGI): one with requests waiting, or its KV cache at `kv_cache_full`, is passed by while another has room. */
+    load_from_metrics: boolean;
+    /** The KV cache use (0 to 1] at which a replica counts as full. */
+    kv_cache_full: number;
     api_key?: string;
     api_key_env?: string;
     /** The server's kind: which request fields it gets. Unset: the kind the upstream shows at start, else vllm. */

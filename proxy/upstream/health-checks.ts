@@ -2,11 +2,14 @@
 // replica's health endpoint (its flavor's, upstream-health.ts) on a connection of its own, never one of the
 // pool's, so a probe does not wait behind streams. A replica that does not answer 200 is out of the routing
 // until a probe finds it up again; one found up after being down is back at once (replica.ts). Passive
-// ejection goes on beside it: a request that fails takes its replica out for a cool-down between probes.
+// ejection goes on beside it: a request that fails takes its replica out for a cool-down between probes. With
+// `upstream.load_from_metrics`, a replica found up also has its server's own metrics read (server-load.ts): one
+// with requests waiting in its scheduler, or its KV cache nearly full, is passed by while another has room.
 import type { UpstreamFlavor } from './request-fields.js';
 import type { Replica } from './replica.js';
 import { healthUrl } from './upstream-health.js';
-import { getStatus, type ProbeTarget } from './upstream-get.js';
+import { getStatus, getText, type ProbeTarget } from './upstream-get.js';
+import { isFull, serverLoad } from './server-load.js';
 
 export interface HealthCheckOptions {
   flavor: UpstreamFlavor;
@@ -14,6 +17,8 @@ export interface HealthCheckOptions {
   /** The upstream's key and the longest a probe may take. */
   target: ProbeTarget;
   log: TransitionLog;
+  /** Read each replica's own metrics after its probe (`upstream.load_from_metrics`): full at this KV cache use. */
+  load?: { kvCacheFull: number };
 }
 
 /** Where a replica's going down and coming back are told (the node's logger). */
@@ -68,6 +73,11 @@ export class HealthChecks {
     }
     const before = replica.probe;
     replica.probed(why === undefined);
+    const load = this.#options.load;
+    if (load !== undefined && why === undefined) {
+      const metrics = await getText(metricsUrl(replica), this.#options.target);
+      replica.full = isFull(metrics === undefined ? undefined : serverLoad(metrics), load.kvCacheFull);
+    }
     if (why !== undefined && before !== 'down')
       this.#options.log.warn(
         { replica: replica.label, url, why },
@@ -79,4 +89,9 @@ export class HealthChecks {
         'upstream replica passed its health check: back in the routing',
       );
   }
+}
+
+/** Where a server publishes its Prometheus metrics: `/metrics` at its origin (vLLM, llama-server, SGLang, TGI). */
+function metricsUrl(replica: Replica): string {
+  return `${replica.origin}/metrics`;
 }

@@ -155,16 +155,18 @@ export class UpstreamPool {
     await Promise.all(this.replicas.map((replica) => replica.pool.close()));
   }
 
-  /** The routing's replica among the healthy ones; if none is healthy, the one back soonest. */
+  /** The routing's replica among the healthy ones with room; if none is healthy, the one back soonest. */
   #pick(affinity: (() => string | undefined) | undefined): Replica {
     const replicas = this.replicas;
     if (replicas.length === 1) return replicas[0]!;
     const now = this.#now();
+    // A replica its server's metrics show full is passed by while another healthy one has room.
+    const room = replicas.some((replica) => !replica.full && replica.healthyAt(now));
     const candidates = replicas.map((replica) => ({
       label: replica.label,
       inFlight: replica.inFlight,
       weight: replica.weight,
-      healthy: replica.healthyAt(now),
+      healthy: replica.healthyAt(now) && !(room && replica.full),
     }));
     const choice = chooseReplica(candidates, {
       routing: this.#routing,

@@ -34,6 +34,8 @@ export class Replica {
   /** Its series, when the metrics are on. */
   readonly metrics: ReplicaMetrics | undefined;
   inFlight = 0;
+  /** Its server's own metrics say it has no room now (server-load.ts); false when they are not read. */
+  full = false;
   #probe: ProbeState = 'unknown';
   #failures = 0;
   #downUntil = 0;

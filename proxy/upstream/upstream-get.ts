@@ -12,19 +12,28 @@ export interface ProbeTarget {
   timeoutMs: number;
 }
 
-/** A props object, a model list or a version: a few KB; a longer answer is not one of these. */
+/** A props object, a model list, a version or a server's metrics: at most a few hundred KB; a longer answer is not one of these. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The JSON a 200 answer holds; undefined for any other status, a body that is not JSON or too long, or no answer. */
 export async function getJson(url: string, target: ProbeTarget): Promise<unknown> {
+  try {
+    const text = await getText(url, target);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of a 200 answer (a server's metrics, at most 1 MB); undefined for any other status, a longer body, or no answer. */
+export async function getText(url: string, target: ProbeTarget): Promise<string | undefined> {
   try {
     const response = await request(url, { headers: headersOf(target), signal: AbortSignal.timeout(target.timeoutMs) });
     if (response.statusCode !== 200) {
       await response.body.dump();
       return undefined;
     }
-    const text = await readCappedText(response.body, MAX_BODY_BYTES);
-    return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    return await readCappedText(response.body, MAX_BODY_BYTES);
   } catch {
     return undefined;
   }

@@ -85,6 +85,8 @@ export interface LlamaStackOptions extends LlamaServerSettings {
   flavor?: string | null;
   /** More `upstream:` settings, e.g. `cache_isolation: no_reuse`. */
   upstream?: readonly string[];
+  /** The replicas' base URLs (…/v1) instead of the one llama-server's (several servers, or proxies before them). */
+  upstreamUrls?: string[];
 }
 
 /**
@@ -94,7 +96,7 @@ export interface LlamaStackOptions extends LlamaServerSettings {
 export async function startLlamaStack(t: Test, options: LlamaStackOptions = {}): Promise<LlamaStack> {
   const llama = options.llama ?? (await startTinyLlama(t, options));
   const stack = await startStack({
-    upstreamUrls: [`${llama.url}/v1`],
+    upstreamUrls: options.upstreamUrls ?? [`${llama.url}/v1`],
     yaml: [
       'model:',
       `  upstream_name: ${MODEL_FILE}`,

@@ -7,12 +7,25 @@ import { UpstreamPool } from '../../../../proxy/upstream/pool.js';
 import { TestClock } from '../../../helpers/clock.js';
 import { poolOptions } from '../../../helpers/pool-options.js';
 
-/** A server whose GET /health answers `status`, which the test changes. */
-async function healthServer(): Promise<{ server: Server; url: string; status: number; probes: number }> {
-  const state = { server: createServer(), url: '', status: 200, probes: 0 };
+/** A server whose GET /health answers `status` and GET /metrics `metrics` (404 when undefined), which the test changes. */
+async function healthServer(): Promise<{
+  server: Server;
+  url: string;
+  status: number;
+  probes: number;
+  metrics: string | undefined;
+}> {
+  const state = {
+    server: createServer(),
+    url: '',
+    status: 200,
+    probes: 0,
+    metrics: undefined as string | undefined,
+  };
   state.server.on('request', (req, res) => {
     if (req.url === '/health') state.probes += 1;
-    res.writeHead(req.url === '/health' ? state.status : 404).end();
+    if (req.url === '/metrics' && state.metrics !== undefined) res.writeHead(200).end(state.metrics);
+    else res.writeHead(req.url === '/health' ? state.status : 404).end();
   });
   await new Promise<void>((resolve) => state.server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(state.server.address() as { port: number }).port}/v1`;
@@ -25,7 +38,7 @@ interface Logged {
   message: string;
 }
 
-async function setUp(t: Test) {
+async function setUp(t: Test, load?: { kvCacheFull: number }) {
   const a = await healthServer();
   const b = await healthServer();
   const clock = new TestClock();
@@ -35,6 +48,7 @@ async function setUp(t: Test) {
     flavor: 'vllm',
     intervalMs: 60_000,
     target: { apiKey: undefined, timeoutMs: 1000 },
+    ...(load !== undefined ? { load } : {}),
     log: {
       warn: (fields, message) => logged.push({ level: 'warn', fields: fields as Record<string, unknown>, message }),
       info: (fields, message) => logged.push({ level: 'info', fields: fields as Record<string, unknown>, message }),
@@ -134,4 +148,31 @@ t.test('a transition is logged once: a warning when a replica goes down, a line 
       ['info', undefined],
     ],
   );
+});
+
+t.test(
+  'load_from_metrics: a replica whose server has requests waiting is full, and is passed by while another has room',
+  async (t) => {
+    const { a, b, pool, checks } = await setUp(t, { kvCacheFull: 0.95 });
+    a.metrics = 'vllm:num_requests_waiting{engine="0"} 2\nvllm:kv_cache_usage_perc 0.5\n';
+    b.metrics = 'vllm:num_requests_waiting{engine="0"} 0\nvllm:kv_cache_usage_perc 0.5\n';
+    await checks.probeAll();
+    t.same(
+      pool.replicas.map((replica) => replica.full),
+      [true, false],
+    );
+    b.metrics = 'vllm:num_requests_waiting 0\nvllm:kv_cache_usage_perc 0.96\n';
+    await checks.probeAll();
+    t.equal(pool.replicas[1]!.full, true, 'or whose KV cache is at the threshold');
+    a.metrics = undefined;
+    await checks.probeAll();
+    t.equal(pool.replicas[0]!.full, false, 'no metrics (a 404): no load known, never full');
+  },
+);
+
+t.test('without load_from_metrics, no metrics are read', async (t) => {
+  const { a, pool, checks } = await setUp(t);
+  a.metrics = 'vllm:num_requests_waiting 9\n';
+  await checks.probeAll();
+  t.equal(pool.replicas[0]!.full, false);
 });

@@ -1,4 +1,5 @@
 // The upstream pool against real servers on loopback: balancing, passive health, retries.
+import { once } from 'node:events';
 import { createServer } from 'node:net';
 import t from 'tap';
 import { GatewayError } from '../../../../core/errors.js';
@@ -106,7 +107,7 @@ t.test(
   async (t) => {
     const sim = await startSim({});
     t.teardown(() => sim.close());
-    const pool = new UpstreamPool(poolOptions([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 20 }));
+    const pool = new UpstreamPool(poolOptions([`${sim.url}/v1`], { connections: 1, queueTimeoutMs: 250 }));
     const holder = new AbortController();
     const held = await pool.post('/chat/completions', body, {
       signal: holder.signal,
@@ -122,7 +123,11 @@ t.test(
     leaving.abort();
     await t.rejects(queued, 'the queued request ends when its client goes away');
     t.equal(sim.stats().requests, 1, 'neither reached the upstream');
+    // The stalled stream let go, its connection closes; the next request then opens one. (Sent at once, it waited
+    // for the close on a busy machine past a 20 ms queue timeout: a flake.)
+    const closed = once(pool.replicas[0]!.pool, 'disconnect');
     holder.abort();
+    await closed;
     const next = await pool.post('/chat/completions', body, { signal, headers: {} });
     t.equal(next.statusCode, 200, 'a free connection serves the next one');
     await next.text(1 << 20);
@@ -178,3 +183,25 @@ t.test('one weight per URL, or the pool refuses to start', async (t) => {
     message: 'the upstream pool needs one weight per URL',
   });
 });
+
+t.test(
+  'a replica its server shows full is passed by while another has room; with none, full ones still serve',
+  async (t) => {
+    const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`]));
+    const sent = async (): Promise<number[]> => {
+      const before = [simA.stats().requests, simB.stats().requests];
+      for (let i = 0; i < 4; i++)
+        await (await pool.post('/chat/completions', body, { signal, headers: {} })).text(1 << 20);
+      return [simA.stats().requests - before[0]!, simB.stats().requests - before[1]!];
+    };
+    pool.replicas[0]!.full = true;
+    t.same(await sent(), [0, 4]);
+    pool.replicas[1]!.full = true;
+    t.same(
+      (await sent()).reduce((a, b) => a + b),
+      4,
+      'every request still served',
+    );
+    await pool.close();
+  },
+);

@@ -53,5 +53,11 @@ function openingOf(request: ChatRequest): string | undefined {
 }
 
 function contentText(content: string | ChatContentPart[]): string {
-  return (typeof content === 'string' ? content : JSON.stringify(content)).slice(0, MAX_PART_CHARS);
+  if (typeof content === 'string') return content.slice(0, MAX_PART_CHARS);
+  let text = '';
+  for (const part of content) {
+    if (text.length >= MAX_PART_CHARS) break;
+    text += `${part.text}\n`;
+  }
+  return text.slice(0, MAX_PART_CHARS);
 }

@@ -59,3 +59,24 @@ t.test('only the first 4,096 characters of a part are read', async (t) => {
   t.equal(affinityKey(long('x'), {}, 'o'), affinityKey(long('y'), {}, 'o'));
   t.equal(affinityKey(long('x'), {}, 'o')!.length, 'o\nopening:'.length + 4096);
 });
+
+t.test('a message of text parts is read by its parts’ text, up to the same 4,096 characters', async (t) => {
+  const parts = (tail: string): ChatRequest => ({
+    model: 'm',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a'.repeat(5000) },
+          { type: 'text', text: tail },
+        ],
+      },
+    ],
+  });
+  t.equal(affinityKey(parts('x'), {}, 'o'), affinityKey(parts('y'), {}, 'o'));
+  const short = (text: string): ChatRequest => ({
+    model: 'm',
+    messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+  });
+  t.not(affinityKey(short('x'), {}, 'o'), affinityKey(short('y'), {}, 'o'));
+});

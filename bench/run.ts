@@ -32,6 +32,7 @@ import {
 } from './targets.js';
 import { measureTtfb, TTFB_SCENARIO, type TtfbResult } from './ttfb.js';
 import { verifyTarget, type Check } from './verify.js';
+import { wholeSetting } from './whole-setting.js';
 
 const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
 /** Where --profile writes (git ignores it). */
@@ -67,13 +68,7 @@ interface BenchOptions extends LoadOptions {
 const FUZZ_CASES = 20_000;
 
 function readOptions(env: NodeJS.ProcessEnv, argv: string[]): BenchOptions {
-  /** A whole number from the environment, at least `minimum` (1 unless said). */
-  const whole = (name: string, fallback: number, minimum = 1): number => {
-    const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
-    if (!Number.isInteger(value) || value < minimum)
-      throw new Error(`${name} must be a whole number of at least ${minimum}, not '${env[name]}'`);
-    return value;
-  };
+  const whole = (name: string, fallback: number, minimum = 1): number => wholeSetting(env, name, fallback, minimum);
   const { values } = parseArgs({ args: argv, options: { profile: { type: 'string' } }, strict: true });
   const targets = [...selectTargets(env.BENCH_TARGETS)];
   const asked = values.profile ?? (env.BENCH_PROFILE || undefined);

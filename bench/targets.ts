@@ -379,9 +379,12 @@ async function startOtlpSink(launch: Launch): Promise<ServerProcess> {
   });
 }
 
-/** The config both kinds of gateway share: the sim's headers forwarded, log level info; then `rest` (YAML). */
-function gatewayConfig(rest: string): string {
-  return `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\nlog:\n  level: info\n${rest}`;
+/**
+ * The config both kinds of gateway share: the sim's headers forwarded, log level info; then `rest` (YAML). `upstream`:
+ * more keys of the `upstream:` section, each an indented YAML line.
+ */
+function gatewayConfig(rest: string, upstream = ''): string {
+  return `# written by bench/targets.ts\nupstream:\n  forward_headers: [${SIM_HEADER_NAMES.join(', ')}]\n${upstream}log:\n  level: info\n${rest}`;
 }
 
 /** `config.env` over the common environment: port, upstream, log level, data directory. */
@@ -502,12 +505,16 @@ export async function createBenchOrg(benchStore: BenchStore): Promise<string> {
   }
 }
 
-/** A full chain's config: the plain gateway's, the chain's plugins, and one rate-limit tier far above the bench's load. */
-export function fullChainConfig(chain: readonly string[]): string {
+/**
+ * A full chain's config: the plain gateway's, the chain's plugins, and one rate-limit tier far above the bench's load;
+ * `upstream`: more lines of its `upstream:` section (`  routing: affinity\n`).
+ */
+export function fullChainConfig(chain: readonly string[], upstream = ''): string {
   const limit = UNREACHABLE_PER_MINUTE;
   return gatewayConfig(
     pluginsConfig(chain) +
       `limits:\n  tiers:\n    - { name: Bench, from_spend: 0, requests_per_minute: ${limit}, input_tokens_per_minute: ${limit}, output_tokens_per_minute: ${limit} }\n`,
+    upstream,
   );
 }
 

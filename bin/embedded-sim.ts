@@ -18,6 +18,7 @@ export async function startEmbeddedSim(config: GatewayConfig): Promise<RunningSi
     servedModel: config.model.upstream_name,
     maxModelLen: config.model.max_context_tokens ?? DEFAULT_CONTEXT_TOKENS,
     ttftMs: config.sim.ttft_ms,
+    prefillUsPerToken: config.sim.prefill_us_per_token ?? 0,
     itlMs: config.sim.itl_ms,
     outputTokens: config.sim.output_tokens,
     reasoningParser: config.sim.reasoning_parser ?? false,

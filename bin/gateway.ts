@@ -74,6 +74,7 @@ async function main(argv: string[]): Promise<void> {
       port: values.port !== undefined ? Number(values.port) : sim.port,
       servedModel: loaded.config.model.upstream_name,
       ttftMs: sim.ttft_ms,
+      prefillUsPerToken: sim.prefill_us_per_token ?? 0,
       itlMs: sim.itl_ms,
       outputTokens: sim.output_tokens,
       reasoningParser: sim.reasoning_parser ?? false,

@@ -155,6 +155,12 @@ function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEn
     assign('GATEWAY_UPSTREAM_MODEL', ['model', 'upstream_name'], env.GATEWAY_UPSTREAM_MODEL);
   if (env.GATEWAY_LOG_LEVEL) assign('GATEWAY_LOG_LEVEL', ['log', 'level'], env.GATEWAY_LOG_LEVEL);
   if (env.GATEWAY_SIM_FLAVOR) assign('GATEWAY_SIM_FLAVOR', ['sim', 'flavor'], env.GATEWAY_SIM_FLAVOR);
+  if (env.GATEWAY_SIM_PREFILL_US_PER_TOKEN)
+    assign(
+      'GATEWAY_SIM_PREFILL_US_PER_TOKEN',
+      ['sim', 'prefill_us_per_token'],
+      integer('GATEWAY_SIM_PREFILL_US_PER_TOKEN', env.GATEWAY_SIM_PREFILL_US_PER_TOKEN),
+    );
   if (env.GATEWAY_DATA_DIR) assign('GATEWAY_DATA_DIR', ['data_dir'], env.GATEWAY_DATA_DIR);
   if (env.GATEWAY_DATABASE_URL) assign('GATEWAY_DATABASE_URL', ['store', 'url'], env.GATEWAY_DATABASE_URL);
   if (env.GATEWAY_REDIS_URL) assign('GATEWAY_REDIS_URL', ['redis', 'url'], env.GATEWAY_REDIS_URL);

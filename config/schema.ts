@@ -252,6 +252,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         host: { type: 'string' },
         port: { type: 'integer', minimum: 0, maximum: 65535 },
         ttft_ms: { type: 'integer', minimum: 0 },
+        prefill_us_per_token: optional({ type: 'integer', minimum: 0 }),
         itl_ms: { type: 'integer', minimum: 0 },
         output_tokens: { type: 'integer', minimum: 1 },
         api_key: optional({ type: 'string' }),

@@ -114,6 +114,8 @@ export interface GatewayConfig {
     host: string;
     port: number;
     ttft_ms: number;
+    /** Added to the TTFT per prompt token the prefix cache did not hold, µs (default 0); GATEWAY_SIM_PREFILL_US_PER_TOKEN. */
+    prefill_us_per_token?: number;
     itl_ms: number;
     output_tokens: number;
     api_key?: string;

@@ -9,6 +9,7 @@ import { chatPrompt } from './chat-prompt.js';
 import { writeStream } from './chat-stream.js';
 import { SimError } from './errors.js';
 import type { ChatAnswer, PromptCache, SimFlavor } from './flavor.js';
+import { firstTokenMs } from './first-token.js';
 import { generate } from './generation.js';
 import { resetSocket } from './http-io.js';
 import { requestKnobs, type RequestKnobs } from './request-knobs.js';
@@ -33,6 +34,8 @@ export async function handleChat(
   body: () => unknown,
   ctx: ChatContext,
   signal: AbortSignal,
+  /** Told the delay the answer's first byte waits for (TTFT + prefill), as it starts that wait. */
+  onFirstToken: (ms: number) => void = () => {},
 ): Promise<void> {
   const { flavor } = ctx;
   const knobs = requestKnobs(req.headers, ctx.defaults);
@@ -49,6 +52,8 @@ export async function handleChat(
   const prompt = chatPrompt(request);
   const maxTokens = flavor.fitContext(prompt.ids.length, request.maxTokens, ctx.maxModelLen);
   const admission = ctx.promptCache.admit(prompt.ids, reusesCache, cacheSalt);
+  // One figure for both shapes: before the first chunk of a stream, before the body otherwise.
+  const ttftMs = firstTokenMs(knobs, prompt.ids.length, admission.cachedTokens);
   let complete = false;
   try {
     const answer = planAnswer(request, prompt, knobs.outputTokens, ctx.reasoningParser);
@@ -62,18 +67,17 @@ export async function handleChat(
       reasoningField: ctx.reasoningField,
     };
     if (knobs.usage !== undefined) meta.usageOverride = knobs.usage;
-    const chat: ChatAnswer = { request, prompt, gen, meta, prefill, ttftMs: knobs.ttftMs, itlMs: knobs.itlMs };
+    const chat: ChatAnswer = { request, prompt, gen, meta, prefill, ttftMs, itlMs: knobs.itlMs };
     if (knobs.fault.kind === 'error' && !request.stream) throw flavor.generationFailure();
-    complete = request.stream
-      ? await writeStream(
-          res,
-          req.socket,
-          flavor.streamChunks(chat),
-          knobs.fault,
-          signal,
-          flavor.streamError(flavor.generationFailure()),
-        )
-      : await sendCompletion(res, req.socket, flavor.completionBody(chat), knobs.ttftMs, knobs.fault, signal);
+    if (request.stream) {
+      const chunks = flavor.streamChunks(chat);
+      onFirstToken(chunks[0]?.delayMs ?? 0);
+      const failure = flavor.streamError(flavor.generationFailure());
+      complete = await writeStream(res, req.socket, chunks, knobs.fault, signal, failure);
+    } else {
+      onFirstToken(ttftMs);
+      complete = await sendCompletion(res, req.socket, flavor.completionBody(chat), ttftMs, knobs.fault, signal);
+    }
     if (complete) admission.finish(gen.ids);
   } finally {
     if (!complete) admission.finish(undefined);

@@ -1,5 +1,5 @@
-// Per-request overrides of the sim's options: x-sim-ttft-ms, x-sim-itl-ms, x-sim-output-tokens and
-// x-sim-fault; and x-sim-usage, the usage figures a misbehaving server would report. A malformed value
+// Per-request overrides of the sim's options: x-sim-ttft-ms, x-sim-prefill-us-per-token, x-sim-itl-ms,
+// x-sim-output-tokens and x-sim-fault; and x-sim-usage, the usage figures a misbehaving server would report. A malformed value
 // is a 400, so a test notices.
 import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest } from './errors.js';
@@ -8,6 +8,8 @@ import type { UsageOverride } from './usage.js';
 
 export interface RequestKnobs {
   ttftMs: number;
+  /** The prefill of one prompt token the prompt cache did not hold, µs (first-token.ts). */
+  prefillUsPerToken: number;
   itlMs: number;
   outputTokens: number;
   fault: SimFault;
@@ -20,6 +22,7 @@ export function requestKnobs(headers: IncomingHttpHeaders, defaults: RequestKnob
   const usage = header(headers, 'x-sim-usage');
   const knobs: RequestKnobs = {
     ttftMs: count(headers, 'x-sim-ttft-ms') ?? defaults.ttftMs,
+    prefillUsPerToken: count(headers, 'x-sim-prefill-us-per-token') ?? defaults.prefillUsPerToken,
     itlMs: count(headers, 'x-sim-itl-ms') ?? defaults.itlMs,
     outputTokens: count(headers, 'x-sim-output-tokens') ?? defaults.outputTokens,
     fault: fault === undefined ? defaults.fault : parseFaultHeader(fault),

@@ -6,6 +6,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body, the raw text when it is not JSON, undefined when there is none. */
   body: unknown;
+  /** A chat request's delay before its answer's first byte, ms: the TTFT plus its prefill (first-token.ts). */
+  firstTokenMs?: number;
 }
 
 export class RequestLog {

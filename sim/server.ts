@@ -34,6 +34,8 @@ export interface SimOptions {
   apiKey?: string;
   /** Delay before the first chunk / the body; default 0. */
   ttftMs?: number;
+  /** Added to the TTFT per prompt token the prefix cache did not hold (the prefill), µs; default 0. */
+  prefillUsPerToken?: number;
   /** Delay between streamed tokens; default 0. */
   itlMs?: number;
   /** Length in tokens of a generated answer (its end-of-turn token included) unless max_tokens cuts it; default 24. */
@@ -87,6 +89,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     promptCache: flavor.promptCache(model.slots),
     defaults: {
       ttftMs: whole('ttftMs', options.ttftMs ?? 0, 0),
+      prefillUsPerToken: whole('prefillUsPerToken', options.prefillUsPerToken ?? 0, 0),
       itlMs: whole('itlMs', options.itlMs ?? 0, 0),
       outputTokens: whole('outputTokens', options.outputTokens ?? 24, 0),
       fault: checkFault(options.fault ?? NO_FAULT),
@@ -120,7 +123,13 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const text = method === 'POST' || method === 'PUT' ? await readBody(req) : undefined;
     const json = jsonOf(text, flavor);
-    log.add({ method, path: req.url ?? '/', headers: { ...req.headers }, body: 'value' in json ? json.value : text });
+    const entry: RecordedRequest = {
+      method,
+      path: req.url ?? '/',
+      headers: { ...req.headers },
+      body: 'value' in json ? json.value : text,
+    };
+    log.add(entry);
     const body = (): unknown => {
       if ('error' in json) throw json.error;
       return json.value;
@@ -131,18 +140,25 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
       return;
     }
     const key = `${method} ${path}`;
-    if (method === 'POST' && flavor.chatPaths.includes(path)) return chat(req, res, body);
+    if (method === 'POST' && flavor.chatPaths.includes(path)) return chat(req, res, body, entry);
     if (key === 'GET /sim/stats') return sendJson(res, 200, stats.snapshot());
     send(res, flavor.route(key, body, model) ?? flavor.notFound(method, path));
   }
 
-  async function chat(req: IncomingMessage, res: ServerResponse, body: () => unknown): Promise<void> {
+  async function chat(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: () => unknown,
+    entry: RecordedRequest,
+  ): Promise<void> {
     stats.track(res);
     const controller = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    await handleChat(req, res, body, ctx, controller.signal);
+    await handleChat(req, res, body, ctx, controller.signal, (ms) => {
+      entry.firstTokenMs = ms;
+    });
   }
 
   function answerError(res: ServerResponse, err: unknown): void {

@@ -156,7 +156,7 @@ t.test(
 );
 
 t.test('x-sim-ttft-ms and x-sim-itl-ms override the options for one request', async (t) => {
-  const defaults = { ttftMs: 120, itlMs: 0, outputTokens: 24, fault: NO_FAULT };
+  const defaults = { ttftMs: 120, prefillUsPerToken: 0, itlMs: 0, outputTokens: 24, fault: NO_FAULT };
   t.match(requestKnobs({ 'x-sim-ttft-ms': '0', 'x-sim-itl-ms': '40' }, defaults), { ttftMs: 0, itlMs: 40 });
   t.match(requestKnobs({}, defaults), { ttftMs: 120, itlMs: 0 }, 'the options without them');
 });

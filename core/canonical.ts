@@ -1,5 +1,6 @@
 // The canonical form: OpenAI chat completions, as the upstream speaks it.
 // Every dialect decodes into a ChatRequest and encodes from a stream of CanonicalEvents, or from a ChatCompletion.
+import type { RequestedServiceTier } from './service-tier.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -110,6 +111,7 @@ export const GATEWAY_REQUEST_FIELDS = [
   'thinking_replay',
   'prefill',
   'response_format_param',
+  'service_tier',
 ] as const satisfies readonly (keyof GatewayRequestFields)[];
 
 /** The canonical request's gateway-side fields: the decoders set them, the plugins and the terminal read them. */
@@ -139,6 +141,11 @@ export interface GatewayRequestFields {
    * server that cannot enforce it (proxy/upstream/structured-output.ts); absent: `response_format`.
    */
   response_format_param?: string;
+  /**
+   * Never sent upstream: the client's `service_tier` (chat, responses), checked by the decoder; absent or
+   * `auto`: the organization's default tier. The meter resolves it (core/service-tier.ts).
+   */
+  service_tier?: RequestedServiceTier;
 }
 
 /**

@@ -12,6 +12,7 @@ import { CALL_PREFIX, upstreamToolCallId } from '../../core/tool-call-ids.js';
 import { markPrefill } from '../../core/prefill.js';
 import { compileValidator, withMaxima } from '../../core/validator.js';
 import schema from '../../schemas/chat-request.json' with { type: 'json' };
+import type { RequestedServiceTier } from '../../core/service-tier.js';
 import { servedModelCheck } from '../served-model.js';
 
 export interface ChatDecodeOptions {
@@ -28,6 +29,8 @@ export interface ChatEcho {
   includeUsage: boolean;
   /** The client asked for `stream_options.continuous_usage_stats` (vLLM's running usage on every chunk). */
   continuousUsage: boolean;
+  /** The client sent `service_tier`: every answer object says the tier served (as it does anyway for a tier other than `default`). */
+  tierAsked: boolean;
 }
 
 /** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
@@ -45,6 +48,7 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
       echo: {
         includeUsage: streamOptions?.include_usage === true,
         continuousUsage: streamOptions?.continuous_usage_stats === true,
+        tierAsked: request.service_tier !== undefined && request.service_tier !== null,
       },
     };
   };
@@ -57,6 +61,7 @@ type ChatBody = { [Field in ChatRequestField]?: ChatRequest[Field] | null } & Pi
 > & {
     max_completion_tokens?: number | null;
     enable_thinking?: boolean | null;
+    service_tier?: RequestedServiceTier | null;
     [field: string]: unknown;
   };
 
@@ -71,6 +76,7 @@ const NOT_FORWARDED = [
   'prefill',
   'cache_blocks',
   'thinking_replay',
+  'service_tier',
 ];
 
 function canonical(body: ChatBody): ChatRequest {
@@ -89,6 +95,7 @@ function canonical(body: ChatBody): ChatRequest {
     max_completion_tokens: maxCompletionTokens,
     enable_thinking: enableThinking,
     response_format_param: formatParam,
+    service_tier: serviceTier,
   } = extra;
   for (const field of NOT_FORWARDED) delete extra[field];
   if (Object.keys(extra).length > 0) canonical.extra_fields = extra;
@@ -97,6 +104,8 @@ function canonical(body: ChatBody): ChatRequest {
   if (typeof enableThinking === 'boolean') (canonical.gateway ??= {}).enable_thinking = enableThinking;
   else if (effort !== undefined) (canonical.gateway ??= {}).enable_thinking = effort !== 'none' && effort !== 'minimal';
   if (typeof formatParam === 'string') (canonical.gateway ??= {}).response_format_param = formatParam;
+  // Checked by the schema; resolved by the meter, never sent upstream as it is.
+  if (typeof serviceTier === 'string') (canonical.gateway ??= {}).service_tier = serviceTier as RequestedServiceTier;
   if (canonical.max_tokens === undefined && typeof maxCompletionTokens === 'number')
     canonical.max_tokens = maxCompletionTokens;
   // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.

@@ -39,6 +39,7 @@ export function createResponsesDecoder(
     if (isCompactionRequest(request)) summaryOnly(chat);
     const thinking = thinkingSwitch(request.reasoning);
     if (thinking !== undefined) (chat.gateway ??= {}).enable_thinking = thinking;
+    if (typeof request.service_tier === 'string') (chat.gateway ??= {}).service_tier = request.service_tier;
     return { request: chat, echo: request };
   };
 }

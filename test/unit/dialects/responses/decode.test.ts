@@ -142,26 +142,46 @@ t.test('presence_penalty and frequency_penalty pass to the upstream', async (t) 
   t.equal(request.frequency_penalty, -1);
 });
 
-t.test('fields real clients send are accepted and ignored; reasoning.effort is the thinking switch', async (t) => {
-  const request = decodeResponses(
-    {
+t.test(
+  'fields real clients send are accepted and ignored; reasoning.effort is the thinking switch; service_tier is carried for the meter',
+  async (t) => {
+    const request = decodeResponses(
+      {
+        model: MODEL,
+        input: 'x',
+        store: true,
+        include: ['reasoning.encrypted_content'],
+        reasoning: { effort: 'low', summary: 'auto' },
+        metadata: { run: '1' },
+        user: 'u',
+        truncation: 'auto',
+        prompt_cache_key: 'k',
+        service_tier: 'auto',
+        previous_response_id: null,
+        text: { format: { type: 'text' }, verbosity: 'low' },
+      },
+      off,
+    );
+    t.same(request, {
       model: MODEL,
-      input: 'x',
-      store: true,
-      include: ['reasoning.encrypted_content'],
-      reasoning: { effort: 'low', summary: 'auto' },
-      metadata: { run: '1' },
-      user: 'u',
-      truncation: 'auto',
-      prompt_cache_key: 'k',
-      service_tier: 'auto',
-      previous_response_id: null,
-      text: { format: { type: 'text' }, verbosity: 'low' },
-    },
-    off,
-  );
-  t.same(request, { model: MODEL, messages: [{ role: 'user', content: 'x' }], gateway: { enable_thinking: true } });
-});
+      messages: [{ role: 'user', content: 'x' }],
+      gateway: { enable_thinking: true, service_tier: 'auto' },
+    });
+  },
+);
+
+t.test(
+  'service_tier is one of auto, default, flex, priority: any other value is a 400 naming service_tier',
+  async (t) => {
+    for (const tier of ['auto', 'default', 'flex', 'priority'])
+      t.equal(decodeResponses({ model: MODEL, input: 'x', service_tier: tier }, off).gateway?.service_tier, tier);
+    t.equal(decodeResponses({ model: MODEL, input: 'x', service_tier: null }, off).gateway, undefined);
+    const refused = rejection({ model: MODEL, input: 'x', service_tier: 'scale' });
+    t.equal(refused.status, 400);
+    t.equal(refused.param, 'service_tier');
+    t.match(refused.message, /Invalid value for 'service_tier'/);
+  },
+);
 
 t.test('text.format json_schema becomes the upstream response_format', async (t) => {
   const schema = { type: 'object', properties: { a: { type: 'string' } } };

@@ -8,6 +8,7 @@ import type { Actor } from '../store/audit-log.js';
 import { parseCredits } from '../store/credits.js';
 import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
+import { TIER_NAMES, type ExtraTierName, type OrgServiceTiers, type TierName } from '../store/org-service-tiers.js';
 import { alertRoutes } from './alert-routes.js';
 import { auditBody, keyBody, memberBody, orgJson, paymentBody } from './bodies.js';
 import { capRoutes } from './cap-routes.js';
@@ -87,6 +88,25 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
           s.orgs.addCredits(org!, parseCredits(String(amount)), 'admin api', operator(req)),
         );
         return { status: 200, body: orgBody(after, await s.orgs.members(after.id)) };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/service-tiers$`),
+      async handle({ params: [org] }) {
+        return { status: 200, body: serviceTiersBody((await (await store()).orgs.get(org!)).serviceTiers) };
+      },
+    },
+    {
+      method: 'PUT',
+      path: new RegExp(`^/admin/v1/orgs/${ORG}/service-tiers$`),
+      async handle({ req, params: [org] }) {
+        const settings = serviceTiersOf(await readObject(req));
+        const s = await store();
+        const after = await about('allowed', () => s.orgs.setServiceTiers(org!, settings, operator(req)));
+        // Every auth cache listening drops the organization's keys, whose tier settings it holds.
+        for (const key of await s.keys.list(after.id)) await services.revocations.publish(key.id);
+        return { status: 200, body: serviceTiersBody(after.serviceTiers) };
       },
     },
     {
@@ -179,6 +199,25 @@ const addressOf = clientAddressOf();
 /** The audit log's actor for the admin API: the operator (token or dashboard), from the request's client address. */
 function operator(req: IncomingMessage): Actor {
   return { who: 'operator', address: addressOf(req) };
+}
+
+/** An organization's service-tier settings as the API shows them (docs/admin.md). */
+function serviceTiersBody(settings: OrgServiceTiers): { default: string; allowed: string[] | null } {
+  return { default: settings.defaultTier ?? 'default', allowed: settings.allowed };
+}
+
+/** `{default, allowed}` of PUT …/service-tiers: `default` a tier name (absent or null: `default`), `allowed` a list of flex and priority, or null for every tier offered. */
+function serviceTiersOf(body: Record<string, unknown>): OrgServiceTiers {
+  const { default: defaultTier = null, allowed = null } = body;
+  if (defaultTier !== null && !(TIER_NAMES as readonly unknown[]).includes(defaultTier))
+    throw new AdminError('invalid_request', `'default' must be one of ${TIER_NAMES.join(', ')}`, 'default');
+  if (allowed !== null && (!Array.isArray(allowed) || allowed.some((tier) => tier !== 'flex' && tier !== 'priority')))
+    throw new AdminError(
+      'invalid_request',
+      "'allowed' must be null (every tier offered) or a list of 'flex' and 'priority'",
+      'allowed',
+    );
+  return { defaultTier: defaultTier as TierName | null, allowed: allowed as ExtraTierName[] | null };
 }
 
 function stringField(body: Record<string, unknown>, field: string, prefix = ''): string {

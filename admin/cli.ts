@@ -7,6 +7,7 @@ import { CAP_USAGE, runCapCommand, type CapFlag } from './cap-commands.js';
 import type { ApiKeyRecord } from '../store/keys.js';
 import { tierFor, type Tier } from '../limits/tiers.js';
 import type { NewMember, Org } from '../store/orgs.js';
+import { TIER_NAMES, type ExtraTierName, type OrgServiceTiers, type TierName } from '../store/org-service-tiers.js';
 import type { RevocationBus } from '../store/revocations.js';
 import type { MemberRole } from '../store/schema.js';
 import type { Store } from '../store/store.js';
@@ -14,6 +15,10 @@ import type { Store } from '../store/store.js';
 export const STORE_USAGE = `  gateway orgs create NAME [--member EMAIL:ROLE]…   create an organization (ROLE: admin | member)
   gateway orgs list                                 id, name, balance, lifetime spend, created
   gateway orgs show ORG                             the above, the rate-limit tier, and the members
+  gateway orgs service-tiers ORG [DEFAULT ALLOWED]  show, or set, its service tiers (docs/service-tiers.md): DEFAULT
+                                                    (default | flex | priority) serves a request naming none;
+                                                    ALLOWED, the tiers beyond default it may ask for: all (every
+                                                    tier offered), none, or a list such as flex,priority
   gateway members add ORG EMAIL:ROLE                add a member, or change a member's role
   gateway members remove ORG EMAIL                  remove a member
   gateway credits add ORG AMOUNT                    add credits (1 credit = $1; up to 6 decimals)
@@ -105,6 +110,20 @@ export async function runStoreCommand(
         err: [],
       };
     }
+    case 'orgs service-tiers': {
+      if (rest.length !== 1 && rest.length !== 3)
+        throw new UsageError(`usage: gateway orgs service-tiers ORG [DEFAULT ALLOWED]`);
+      const [name, defaultTier, allowed] = rest;
+      let org = await store.orgs.get(name!);
+      if (defaultTier !== undefined) {
+        org = await store.orgs.setServiceTiers(org.id, parseTierSettings(defaultTier, allowed!), CLI_ACTOR);
+        for (const key of await store.keys.list(org.id)) await options.revocations?.publish(key.id);
+      }
+      return {
+        out: tierLines(org.serviceTiers),
+        err: defaultTier === undefined ? [] : [`set the service tiers of '${org.name}'`],
+      };
+    }
     case 'members add': {
       const [org, member] = want(2, 'ORG EMAIL:ROLE');
       const parsed = parseMember(member!);
@@ -169,6 +188,24 @@ export async function runStoreCommand(
     default:
       throw new UsageError(`unknown command 'gateway ${args.join(' ')}'`);
   }
+}
+
+/** `gateway orgs service-tiers ORG DEFAULT ALLOWED`: the settings, checked for their names (the store checks the rest). */
+function parseTierSettings(defaultTier: string, allowed: string): OrgServiceTiers {
+  if (!(TIER_NAMES as readonly string[]).includes(defaultTier))
+    throw new UsageError(`DEFAULT '${defaultTier}': expected one of ${TIER_NAMES.join(', ')}`);
+  if (allowed === 'all') return { defaultTier: defaultTier as TierName, allowed: null };
+  const listed = allowed === 'none' ? [] : allowed.split(',').map((tier) => tier.trim());
+  for (const tier of listed)
+    if (tier !== 'flex' && tier !== 'priority')
+      throw new UsageError(`ALLOWED '${allowed}': expected all, none, or a list of flex and priority`);
+  return { defaultTier: defaultTier as TierName, allowed: listed as ExtraTierName[] };
+}
+
+/** An organization's service-tier settings, a line each. */
+function tierLines(settings: OrgServiceTiers): string[] {
+  const allowed = settings.allowed === null ? 'all' : settings.allowed.join(',') || 'none';
+  return [`service_tier_default\t${settings.defaultTier ?? 'default'}`, `service_tiers_allowed\t${allowed}`];
 }
 
 /** `ada@example.com:admin` → a member. The role follows the last colon. */

@@ -104,10 +104,11 @@ async function main(argv: string[]): Promise<void> {
   if (STORE_COMMANDS.has(command)) {
     const { openStore } = await import('../store/store.js');
     const store = await openStore(storeOptionsOf(loaded));
-    // Only a revocation and a change of caps need the bus; with Redis it reaches running gateways at once.
+    // Only a revocation and a change of caps or service tiers need the bus; with Redis it reaches running gateways at once.
     const announces =
       (positionals[0] === 'keys' && positionals[1] === 'revoke') ||
-      (positionals[0] === 'caps' && positionals[1] !== 'show');
+      (positionals[0] === 'caps' && positionals[1] !== 'show') ||
+      (positionals[0] === 'orgs' && positionals[1] === 'service-tiers' && positionals.length > 3);
     const revocations = announces ? await openRevocationBus(loaded.config) : undefined;
     try {
       const { out, err, failed } = await runStoreCommand(store, positionals, {

@@ -2,7 +2,7 @@
 // optionality or allowed values differ between the two is a compile error. The loader compiles it once.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from './optional-key.js';
-import type { GatewayConfig } from './types.js';
+import type { GatewayConfig, ServiceTierConfig } from './types.js';
 
 export const configSchema: JSONSchemaType<GatewayConfig> = {
   $id: 'gateway-config',
@@ -30,6 +30,7 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     'mail',
     'payments',
     'batch',
+    'service_tiers',
   ],
   properties: {
     server: {
@@ -446,6 +447,16 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
         upstream_priority: optional({ type: 'integer', minimum: 1, maximum: 1000000 }),
       },
     },
+    service_tiers: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['default'],
+      properties: {
+        default: serviceTierSchema(),
+        flex: optional(serviceTierSchema()),
+        priority: optional(serviceTierSchema()),
+      },
+    },
     mail: {
       type: 'object',
       additionalProperties: false,
@@ -479,3 +490,16 @@ export const configSchema: JSONSchemaType<GatewayConfig> = {
     },
   },
 };
+
+/** One tier of `service_tiers`: its price as a whole percentage of the list price, and its upstream priority. */
+function serviceTierSchema(): JSONSchemaType<ServiceTierConfig> {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['price_percent'],
+    properties: {
+      price_percent: { type: 'integer', minimum: 0, maximum: 1000 },
+      upstream_priority: optional({ type: 'integer', minimum: -1000000, maximum: 1000000 }),
+    },
+  };
+}

@@ -152,6 +152,24 @@ export interface GatewayConfig {
   payments: PaymentsConfig;
   /** The batch APIs (docs/batches.md): OpenAI files and batches, Anthropic message batches. */
   batch: BatchConfig;
+  /**
+   * The service tiers a request's `service_tier` may ask for (docs/service-tiers.md): `default` is always
+   * offered, `flex` and `priority` only when set here.
+   */
+  service_tiers: ServiceTiersConfig;
+}
+
+export interface ServiceTiersConfig {
+  default: ServiceTierConfig;
+  flex?: ServiceTierConfig;
+  priority?: ServiceTierConfig;
+}
+
+export interface ServiceTierConfig {
+  /** The share of the model's prices a request at this tier pays, a whole percentage (100: the list price). */
+  price_percent: number;
+  /** vLLM's per-request `priority` for live requests at this tier (`--scheduling-policy priority`; lower runs first); unset: none sent. */
+  upstream_priority?: number;
 }
 
 export interface BatchConfig {

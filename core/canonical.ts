@@ -1,5 +1,6 @@
 // The canonical form: OpenAI chat completions, as the upstream speaks it.
 // Every dialect decodes into a ChatRequest and encodes from a stream of CanonicalEvents, or from a ChatCompletion.
+import type { RequestedServiceTier } from './service-tier.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -111,6 +112,7 @@ export const GATEWAY_REQUEST_FIELDS = [
   'prefill',
   'response_format_param',
   'conversation_key',
+  'service_tier',
 ] as const satisfies readonly (keyof GatewayRequestFields)[];
 
 /** The canonical request's gateway-side fields: the decoders set them, the plugins and the terminal read them. */
@@ -145,6 +147,11 @@ export interface GatewayRequestFields {
    * which keeps its turns on one replica (proxy/upstream/affinity-key.ts).
    */
   conversation_key?: string;
+  /**
+   * Never sent upstream: the client's `service_tier` (chat, responses), checked by the decoder; absent or
+   * `auto`: the organization's default tier. The meter resolves it (core/service-tier.ts).
+   */
+  service_tier?: RequestedServiceTier;
 }
 
 /**

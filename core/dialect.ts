@@ -1,6 +1,7 @@
 import type { ChatCompletion, ChatRequest, CanonicalEvent, JsonObject } from './canonical.js';
 import type { GatewayError } from './errors.js';
 import type { LimitSnapshot } from './limit-snapshot.js';
+import type { ServedTier } from './service-tier.js';
 import type { ThinkingSigner } from './thinking-signer.js';
 
 /** `spec`: the spec's shapes plus what SDKs need; `openai`: the upstream OpenAI wire exactly (docs/wire.md). */
@@ -49,6 +50,8 @@ export interface EncodeContext {
   readonly client: string | undefined;
   /** The organization's limit window and balance, when the rate limiter knows them. */
   readonly limits: LimitSnapshot | undefined;
+  /** The service tier the request is served at, when the meter resolved one (none: `default`). */
+  readonly serviceTier?: ServedTier | undefined;
 }
 
 /**

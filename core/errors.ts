@@ -32,6 +32,8 @@ const CATALOGUE = {
     kind: 'invalid_request',
     shortCode: 'previous_response_not_found',
   },
+  // A service tier the operator does not offer, or does not let the caller's organization use (issue #31).
+  GW_ERR_REQUEST_SERVICE_TIER: { status: 400, kind: 'invalid_request', shortCode: 'service_tier_unavailable' },
   GW_ERR_REQUEST_TOO_LARGE: { status: 413, kind: 'too_large', shortCode: 'request_too_large' },
   GW_ERR_REQUEST_TOO_DEEP: { status: 400, kind: 'invalid_request', shortCode: null },
   GW_ERR_REQUEST_UNDECODABLE_BODY: { status: 400, kind: 'invalid_request', shortCode: null },

@@ -6,6 +6,7 @@ import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { ChatRequest } from './canonical.js';
 import type { LimitSnapshot } from './limit-snapshot.js';
 import type { Route } from './route.js';
+import type { ServedTier } from './service-tier.js';
 
 /**
  * Per-request variables that plugins share. A plugin that sets one declares it here by
@@ -72,6 +73,11 @@ export interface Exchange {
   readonly trace: RequestTrace | undefined;
   /** The organization's limit window and balance for clients that read them in the stream; set by the rate limiter. */
   limits: LimitSnapshot | undefined;
+  /**
+   * The service tier the request is served at (core/service-tier.ts), set by the meter from the client's
+   * `service_tier`, the operator's offer and the organization's settings; undefined: `default`, no priority.
+   */
+  serviceTier: ServedTier | undefined;
   /** A logger whose lines carry this request's id. */
   readonly log: Logger;
   /** The input-token estimate of the canonical request, made once (the rate limiter and the meter charge it). */

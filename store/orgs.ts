@@ -5,6 +5,7 @@ import { formatCredits } from './credits.js';
 import { StoreError } from './errors.js';
 import { newId } from './ids.js';
 import { MAX_MICROS } from './money.js';
+import { checkTierSettings, tierColumns, tiersOfColumns, type OrgServiceTiers } from './org-service-tiers.js';
 import type { Database, MemberRole, OrgRow } from './schema.js';
 
 export interface Org {
@@ -15,6 +16,8 @@ export interface Org {
   /** Lifetime spend, integer micro-credits (the rate-limit tier follows from it). */
   spentMicros: number;
   createdAt: Date;
+  /** The operator's service-tier settings for it (store/org-service-tiers.ts). */
+  serviceTiers: OrgServiceTiers;
 }
 
 export interface Member {
@@ -51,7 +54,15 @@ export class Orgs {
     if (trimmed.startsWith('org_'))
       throw new StoreError('GW_ERR_STORE_INVALID', `an organization name may not start with 'org_' (ids do)`);
     const checked = members.map(checkMember);
-    const row: OrgRow = { id: newId('org'), name: trimmed, balance_micros: 0, spent_micros: 0, created_at: Date.now() };
+    const row: OrgRow = {
+      id: newId('org'),
+      name: trimmed,
+      balance_micros: 0,
+      spent_micros: 0,
+      created_at: Date.now(),
+      service_tier_default: null,
+      service_tiers_allowed: null,
+    };
     await this.db.transaction().execute(async (trx) => {
       const existing = await trx.selectFrom('orgs').select('id').where('name', '=', trimmed).executeTakeFirst();
       if (existing)
@@ -180,6 +191,32 @@ export class Orgs {
     });
   }
 
+  /** The organization's service-tier settings, by id; an unknown organization has none. */
+  async serviceTiersOf(orgId: string): Promise<OrgServiceTiers> {
+    const row = await this.db
+      .selectFrom('orgs')
+      .select(['service_tier_default', 'service_tiers_allowed'])
+      .where('id', '=', orgId)
+      .executeTakeFirst();
+    return tiersOfColumns(row?.service_tier_default ?? null, row?.service_tiers_allowed ?? null);
+  }
+
+  /** Sets the organization's service-tier settings (both: null resets one), with its audit entry; returns the org after. */
+  async setServiceTiers(nameOrId: string, settings: OrgServiceTiers, actor: Actor = SYSTEM_ACTOR): Promise<Org> {
+    const checked = checkTierSettings(settings);
+    const org = await this.get(nameOrId);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('orgs').set(tierColumns(checked)).where('id', '=', org.id).execute();
+      await writeAudit(trx, {
+        orgId: org.id,
+        action: 'service_tiers.set',
+        actor,
+        detail: { default: checked.defaultTier, allowed: checked.allowed },
+      });
+    });
+    return this.get(org.id);
+  }
+
   /**
    * Adds a positive whole number of micro-credits to the balance and records the grant, in one
    * transaction (the grants are the first term of the balance invariant, store/balance-audit.ts);
@@ -231,5 +268,6 @@ function toOrg(row: OrgRow): Org {
     balanceMicros: Number(row.balance_micros),
     spentMicros: Number(row.spent_micros),
     createdAt: new Date(Number(row.created_at)),
+    serviceTiers: tiersOfColumns(row.service_tier_default, row.service_tiers_allowed),
   };
 }

@@ -12,6 +12,10 @@ export interface OrgsTable {
   balance_micros: ColumnType<number, number | undefined, number>;
   spent_micros: ColumnType<number, number | undefined, number>;
   created_at: number;
+  /** The tier a request naming none is served at (store/org-service-tiers.ts); null: `default`. */
+  service_tier_default: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The tiers beyond `default` the organization may ask for, comma-separated ('' none); null: every tier offered. */
+  service_tiers_allowed: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MembersTable {
@@ -61,6 +65,8 @@ export interface UsageTable {
   model: ColumnType<string | null, string | null | undefined, string | null>;
   /** The batch whose line the request was (billed at the batch price); null for a live request. */
   batch_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The service tier the request was served at (docs/service-tiers.md); null for a batch line or before migration 0010. */
+  service_tier: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
@@ -217,7 +223,8 @@ export type AuditAction =
   | 'member.role_changed'
   | 'credits.added'
   | 'caps.set'
-  | 'caps.cleared';
+  | 'caps.cleared'
+  | 'service_tiers.set';
 
 export interface Database {
   orgs: OrgsTable;

@@ -12,6 +12,7 @@ import { CALL_PREFIX, upstreamToolCallId } from '../../core/tool-call-ids.js';
 import { markPrefill } from '../../core/prefill.js';
 import { compileValidator, withMaxima } from '../../core/validator.js';
 import schema from '../../schemas/chat-request.json' with { type: 'json' };
+import type { RequestedServiceTier } from '../../core/service-tier.js';
 import { servedModelCheck } from '../served-model.js';
 
 export interface ChatDecodeOptions {
@@ -28,6 +29,8 @@ export interface ChatEcho {
   includeUsage: boolean;
   /** The client asked for `stream_options.continuous_usage_stats` (vLLM's running usage on every chunk). */
   continuousUsage: boolean;
+  /** The client sent `service_tier`: every answer object says the tier served (as it does anyway for a tier other than `default`). */
+  tierAsked: boolean;
 }
 
 /** Compiles the validator once; the returned decoder validates a chat-completions body and returns the canonical request: nearly the identity. */
@@ -45,6 +48,7 @@ export function createChatDecoder(options: ChatDecodeOptions): (body: unknown) =
       echo: {
         includeUsage: streamOptions?.include_usage === true,
         continuousUsage: streamOptions?.continuous_usage_stats === true,
+        tierAsked: request.service_tier !== undefined && request.service_tier !== null,
       },
     };
   };
@@ -57,6 +61,7 @@ type ChatBody = { [Field in ChatRequestField]?: ChatRequest[Field] | null } & Pi
 > & {
     max_completion_tokens?: number | null;
     enable_thinking?: boolean | null;
+    service_tier?: RequestedServiceTier | null;
     [field: string]: unknown;
   };
 
@@ -71,6 +76,7 @@ const NOT_FORWARDED = [
   'prefill',
   'cache_blocks',
   'thinking_replay',
+  'service_tier',
 ];
 
 function canonical(body: ChatBody): ChatRequest {
@@ -90,6 +96,7 @@ function canonical(body: ChatBody): ChatRequest {
     enable_thinking: enableThinking,
     response_format_param: formatParam,
     prompt_cache_key: conversationKey,
+    service_tier: serviceTier,
   } = extra;
   for (const field of NOT_FORWARDED) delete extra[field];
   if (Object.keys(extra).length > 0) canonical.extra_fields = extra;
@@ -100,6 +107,8 @@ function canonical(body: ChatBody): ChatRequest {
   if (typeof formatParam === 'string') (canonical.gateway ??= {}).response_format_param = formatParam;
   // OpenAI's name for the conversation: it stays a client field (sent when `upstream.extra_fields` names it).
   if (typeof conversationKey === 'string') (canonical.gateway ??= {}).conversation_key = conversationKey;
+  // Checked by the schema; resolved by the meter, never sent upstream as it is.
+  if (typeof serviceTier === 'string') (canonical.gateway ??= {}).service_tier = serviceTier as RequestedServiceTier;
   if (canonical.max_tokens === undefined && typeof maxCompletionTokens === 'number')
     canonical.max_tokens = maxCompletionTokens;
   // vLLM refuses a tool_choice without tools; without tools there is nothing to choose.

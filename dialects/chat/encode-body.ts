@@ -1,8 +1,15 @@
 import type { ChatCompletion, ChatUsage, FinishReason, JsonObject } from '../../core/canonical.js';
+import type { ServiceTier } from '../../core/service-tier.js';
 import { CALL_PREFIX, clientToolCallId } from '../../core/tool-call-ids.js';
 
 /** The chat-completions response body (spec 2.5): the upstream's completion under our id and the public model id. */
-export function encodeChatBody(completion: ChatCompletion, id: string, created: number, modelId: string): JsonObject {
+export function encodeChatBody(
+  completion: ChatCompletion,
+  id: string,
+  created: number,
+  modelId: string,
+  serviceTier?: ServiceTier,
+): JsonObject {
   const choices = completion.choices.map((choice) => {
     const toolCalls = choice.message.tool_calls ?? [];
     const message: JsonObject = { role: 'assistant', content: choice.message.content ?? null };
@@ -20,6 +27,7 @@ export function encodeChatBody(completion: ChatCompletion, id: string, created: 
     };
   });
   const body: JsonObject = { id, object: 'chat.completion', created, model: modelId, choices };
+  if (serviceTier !== undefined) body.service_tier = serviceTier;
   if (completion.usage) body.usage = chatUsage(completion.usage);
   return body;
 }

@@ -2,17 +2,20 @@ import fastJson from 'fast-json-stringify';
 import type { CanonicalEvent, ChatChunkChoice, ChatDelta, ChatUsage, FinishReason } from '../../core/canonical.js';
 import type { FrameSink, StreamEncoder, WireProfile } from '../../core/dialect.js';
 import type { GatewayError } from '../../core/errors.js';
+import type { ServiceTier } from '../../core/service-tier.js';
 import { CALL_PREFIX, clientToolCallId } from '../../core/tool-call-ids.js';
 import deltaSchema from '../../schemas/chat-delta.json' with { type: 'json' };
 import type { ChatEcho } from './decode.js';
 import { chatFinishReason, chatUsage } from './encode-body.js';
 import { renderChatError } from './errors.js';
 
-export interface ChatStreamOptions extends ChatEcho {
+export interface ChatStreamOptions extends Omit<ChatEcho, 'tierAsked'> {
   id: string;
   created: number;
   modelId: string;
   wire: WireProfile;
+  /** The tier served, said on every chunk (after `model`, as OpenAI places it); absent: not said (echoed-tier.ts). */
+  serviceTier?: ServiceTier;
 }
 
 /**
@@ -33,13 +36,18 @@ export class ChatStreamEncoder implements StreamEncoder {
 
   constructor(options: ChatStreamOptions) {
     this.#options = options;
-    this.#head = `"id":${JSON.stringify(options.id)},"object":"chat.completion.chunk","created":${options.created},"model":${JSON.stringify(options.modelId)}`;
+    const tier = options.serviceTier === undefined ? '' : `,"service_tier":${JSON.stringify(options.serviceTier)}`;
+    this.#head = `"id":${JSON.stringify(options.id)},"object":"chat.completion.chunk","created":${options.created},"model":${JSON.stringify(options.modelId)}${tier}`;
   }
 
   start(out: FrameSink): void {
     if (this.#options.wire === 'openai') return;
-    const { id, created, modelId } = this.#options;
-    out.frame('message_start', JSON.stringify({ id, object: 'chat.completion', created, model: modelId, choices: [] }));
+    const { id, created, modelId, serviceTier } = this.#options;
+    const tier = serviceTier === undefined ? {} : { service_tier: serviceTier };
+    out.frame(
+      'message_start',
+      JSON.stringify({ id, object: 'chat.completion', created, model: modelId, ...tier, choices: [] }),
+    );
   }
 
   event(event: CanonicalEvent, out: FrameSink): void {

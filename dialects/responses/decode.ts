@@ -40,6 +40,7 @@ export function createResponsesDecoder(
     const thinking = thinkingSwitch(request.reasoning);
     if (thinking !== undefined) (chat.gateway ??= {}).enable_thinking = thinking;
     if (typeof request.prompt_cache_key === 'string') (chat.gateway ??= {}).conversation_key = request.prompt_cache_key;
+    if (typeof request.service_tier === 'string') (chat.gateway ??= {}).service_tier = request.service_tier;
     return { request: chat, echo: request };
   };
 }

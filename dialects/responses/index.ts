@@ -20,6 +20,7 @@ export function createResponsesDialect(options: ResponsesDecodeOptions): Dialect
     request,
     tools: clientToolNames(request.tools),
     compaction: isCompactionRequest(request),
+    ...(context.serviceTier === undefined ? {} : { serviceTier: context.serviceTier.name }),
     ...(context.client === 'Codex' && context.limits !== undefined ? { codexRateLimits: context.limits } : {}),
   });
   return {

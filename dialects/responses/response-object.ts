@@ -1,6 +1,7 @@
 import type { LimitSnapshot } from '../../core/limit-snapshot.js';
 import type { ChatUsage, JsonObject } from '../../core/canonical.js';
 import type { WireProfile } from '../../core/dialect.js';
+import type { ServiceTier } from '../../core/service-tier.js';
 import { CALL_PREFIX, clientToolCallId } from '../../core/tool-call-ids.js';
 import type { ClientToolNames } from './client-tools.js';
 import type { ResponseOutcome } from './outcome.js';
@@ -29,6 +30,8 @@ export interface ResponseContext {
   compaction?: boolean;
   /** Codex's limit window and balance, sent first in its stream (codex-rate-limits.ts); other clients: none. */
   codexRateLimits?: LimitSnapshot;
+  /** The service tier served (the meter's; none: `default`). */
+  serviceTier?: ServiceTier;
 }
 
 export interface ResponseState {
@@ -105,8 +108,8 @@ export function responseObject(context: ResponseContext, state: ResponseState): 
     prompt_cache_key: request.prompt_cache_key ?? null,
     reasoning: echoedReasoning(request),
     safety_identifier: request.safety_identifier ?? null,
-    // One tier: the model server the gateway has.
-    service_tier: 'default',
+    // The tier the request was served at (docs/service-tiers.md), whatever it asked for.
+    service_tier: context.serviceTier ?? 'default',
     // Nothing is kept, whatever the client asked (rule 10).
     store: false,
     ...echoedSampling(request),

@@ -1,5 +1,6 @@
 // The responses dialect's wire types (spec 2.6/2.7, docs/wire.md "Responses dialect"), as far as the gateway reads or writes them.
 import type { JsonObject } from '../../core/canonical.js';
+import type { RequestedServiceTier } from '../../core/service-tier.js';
 
 export interface InputTextPart {
   type: 'input_text' | 'output_text';
@@ -171,6 +172,8 @@ export interface ResponsesRequest {
   user?: string | null;
   safety_identifier?: string | null;
   prompt_cache_key?: string | null;
+  /** Checked by the schema; the meter serves it (core/service-tier.ts), the response object echoes the tier served. */
+  service_tier?: RequestedServiceTier | null;
   [field: string]: unknown;
 }
 

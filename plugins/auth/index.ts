@@ -3,8 +3,9 @@
 // Keys are looked up by their SHA-256 through a cache (per raw key, key-cache.ts) whose entries live at
 // most `cache_ttl_ms`, so a revocation takes effect within that time on every gateway node sharing the
 // store, and at once where it is announced on the revocation bus (this node, or every node with Redis).
-// The cache holds each key with the caps that apply to it (its own, its member's): a change of caps is
-// announced on the same bus, and otherwise seen within `cache_ttl_ms` too.
+// The cache holds each key with the caps that apply to it (its own, its member's) and its organization's
+// service-tier settings: a change of either is announced on the same bus, and otherwise seen within
+// `cache_ttl_ms` too.
 // A batch line (exchange.batchLine) brings no key: it runs as the key that made its batch, read by id.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
@@ -18,9 +19,11 @@ import type { CallerCaps } from '../../store/cap-rules.js';
 import { memberOf } from '../../store/caps.js';
 import { StoreError } from '../../store/errors.js';
 import type { ApiKeyRecord } from '../../store/keys.js';
+import { NO_TIER_SETTINGS, type OrgServiceTiers } from '../../store/org-service-tiers.js';
+import type { Store } from '../../store/store.js';
 import { KeyCache } from './key-cache.js';
 
-type KeyWithCaps = ApiKeyRecord & { caps: CallerCaps };
+type KeyWithCaps = ApiKeyRecord & { caps: CallerCaps; serviceTiers: OrgServiceTiers };
 
 declare module '../../core/exchange.js' {
   interface ExchangeLocals {
@@ -37,6 +40,8 @@ export interface Caller {
   /** The member (an e-mail) who made the key; none for keys of the operator or the CLI. */
   member?: string;
   caps: CallerCaps;
+  /** The operator's service-tier settings for the organization (the meter resolves the request's tier with them). */
+  serviceTiers: OrgServiceTiers;
 }
 
 interface AuthOptions {
@@ -56,11 +61,8 @@ export const authPlugin = definePlugin<AuthOptions>({
     const store = await context.store();
     const dbSystem = dbSystemOf(store);
     /** A key's record and its caps: two reads on a miss of the cache. */
-    const findWithCaps = async (hash: string): Promise<KeyWithCaps | undefined> => {
-      const record = await store.keys.findByHash(hash);
-      if (record === undefined || record.status !== 'active') return record && { ...record, caps: {} };
-      return { ...record, caps: await store.caps.ofKey(record.orgId, record.id, record.createdBy) };
-    };
+    const findWithCaps = async (hash: string): Promise<KeyWithCaps | undefined> =>
+      withCaps(store, await store.keys.findByHash(hash));
     const cache = new KeyCache<KeyWithCaps>(
       (hash, trace) =>
         trace ? storeSpan(trace, 'key lookup', dbSystem, () => findWithCaps(hash)) : findWithCaps(hash),
@@ -75,8 +77,7 @@ export const authPlugin = definePlugin<AuthOptions>({
         if (error instanceof StoreError && error.code === 'GW_ERR_STORE_KEY_NOT_FOUND') return undefined;
         throw error;
       });
-      if (record === undefined || record.status !== 'active') return record && { ...record, caps: {} };
-      return { ...record, caps: await store.caps.ofKey(record.orgId, record.id, record.createdBy) };
+      return withCaps(store, record);
     };
 
     /** Who is calling: the key's org and id in the exchange, or a 401. */
@@ -111,6 +112,7 @@ export const authPlugin = definePlugin<AuthOptions>({
         keyName: record.name,
         ...(member === undefined ? {} : { member }),
         caps: record.caps,
+        serviceTiers: record.serviceTiers,
       };
       exchange.logFields.org = record.orgId;
       exchange.logFields.key_id = record.id;
@@ -143,3 +145,14 @@ function presentedKey(exchange: Exchange): { key: string; header: 'x-api-key' | 
 }
 
 const BEARER = /^bearer\s/i;
+
+/** An active key with its caps and its organization's tier settings (two more reads); any other record as it is. */
+async function withCaps(store: Store, record: ApiKeyRecord | undefined): Promise<KeyWithCaps | undefined> {
+  if (record === undefined || record.status !== 'active')
+    return record && { ...record, caps: {}, serviceTiers: NO_TIER_SETTINGS };
+  const [caps, serviceTiers] = await Promise.all([
+    store.caps.ofKey(record.orgId, record.id, record.createdBy),
+    store.orgs.serviceTiersOf(record.orgId),
+  ]);
+  return { ...record, caps, serviceTiers };
+}

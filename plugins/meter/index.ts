@@ -4,6 +4,9 @@
 // ledger row (request-meter.ts says when). count_tokens never reaches `handle`, so it never gets 402.
 // A hold that no process settles (the process was killed mid-request) is released by a periodic sweep:
 // at once when its node's lease ran out (store/node-lease.ts), else after orphan_hold_ms.
+// The meter also decides a live request's service tier (service-tier.ts, docs/service-tiers.md) before its
+// hold: the hold and the cost are the tier's share of the list price, the terminal sends its upstream
+// priority, the encoders echo it. A batch line pays the batch price at the batch's priority, with no tier.
 import type { JSONSchemaType } from 'ajv';
 import { optional } from '../../config/optional-key.js';
 import { GatewayError } from '../../core/errors.js';
@@ -23,6 +26,7 @@ import { callerCapsBody } from './caller-caps.js';
 import { Ledger, type Hold } from './ledger.js';
 import { NO_USAGE, Pricer } from './price.js';
 import { RequestMeter } from './request-meter.js';
+import { TierResolver } from './service-tier.js';
 
 interface MeterOptions {
   default_hold_output_tokens?: number;
@@ -56,7 +60,14 @@ export const meterPlugin = definePlugin<MeterOptions>({
       sweep_interval_ms: sweepMs = 60_000,
       node_lease_ms: leaseMs = 30_000,
     } = options;
-    const pricer = new Pricer(context.config.pricing);
+    const tiers = new TierResolver(context.config.service_tiers);
+    /** The list price times each offered tier's share. */
+    const tierPricers = new Map(
+      (['default', 'flex', 'priority'] as const).flatMap((name) => {
+        const tier = tiers.offered(name);
+        return tier === undefined ? [] : [[name, new Pricer(context.config.pricing, 0, tier.pricePercent)] as const];
+      }),
+    );
     // Batch lines (issue #29) pay the batch price: the list price less the configured discount.
     const batchPricer = new Pricer(context.config.pricing, context.config.batch.discount_percent);
     const store = await context.store();
@@ -66,7 +77,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
     const inFlight = new Set<string>();
     const dbSystem = dbSystemOf(store);
     const metrics = context.metrics;
-    const deps = { ledger, pricer, dbSystem, metrics, done: (hold: Hold) => inFlight.delete(hold.id) };
+    const deps = { ledger, dbSystem, metrics, done: (hold: Hold) => inFlight.delete(hold.id) };
 
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweep = (): void => {
@@ -96,7 +107,13 @@ export const meterPlugin = definePlugin<MeterOptions>({
         const line = exchange.batchLine;
         // A line whose earlier attempt was billed (its node stopped before its result was kept) runs again unbilled.
         if (line?.prepaid === true) return next();
-        const linePricer = line === undefined ? pricer : batchPricer;
+        let linePricer = batchPricer;
+        if (line === undefined) {
+          const tier = tiers.resolve(request.gateway?.service_tier, caller.serviceTiers);
+          exchange.serviceTier = tier;
+          exchange.logFields.service_tier = tier.name;
+          linePricer = tierPricers.get(tier.name)!;
+        }
         const hold: Hold = {
           id: exchange.id,
           orgId: caller.orgId,
@@ -112,6 +129,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
           ...(caller.member === undefined ? {} : { member: caller.member }),
           caps: holdCapsOf(caller),
           ...(line === undefined ? {} : { batchId: line.batchId }),
+          ...(exchange.serviceTier === undefined ? {} : { serviceTier: exchange.serviceTier.name }),
         };
         const held = await orStoreUnavailable(
           exchange.trace
@@ -127,7 +145,7 @@ export const meterPlugin = definePlugin<MeterOptions>({
           throw noCredits(held.balanceMicros);
         }
         inFlight.add(hold.id);
-        const meter = new RequestMeter(exchange, hold, line === undefined ? deps : { ...deps, pricer: batchPricer });
+        const meter = new RequestMeter(exchange, hold, { ...deps, pricer: linePricer });
         let events: EventStream;
         try {
           events = await next();

@@ -45,6 +45,7 @@ export function ledgerStatements(db: Kysely<Database>) {
         node: 'text',
         model: 'text',
         batch: 'text',
+        tier: 'text',
       },
       (holds) =>
         db
@@ -68,6 +69,7 @@ export function ledgerStatements(db: Kysely<Database>) {
             'node_id',
             'model',
             'batch_id',
+            'service_tier',
           ])
           .expression((eb) =>
             eb
@@ -92,6 +94,7 @@ export function ledgerStatements(db: Kysely<Database>) {
                 'h.node',
                 'h.model',
                 'h.batch',
+                'h.tier',
               ])
               .whereRef('h.ahead', '<', 'orgs.balance_micros')
               .$if(lockBalances, (query) => query.forNoKeyUpdate('orgs')),

@@ -44,6 +44,8 @@ export interface Hold {
    * (a live request's needs only a balance above zero), so batch work never takes the balance below zero.
    */
   batchId?: string;
+  /** The service tier the request is served at (its price is the tier's): the ledger row names it. */
+  serviceTier?: string;
 }
 
 export interface Settlement {
@@ -237,6 +239,7 @@ export class Ledger {
           this.#nodeId,
           hold.model ?? null,
           hold.batchId ?? null,
+          hold.serviceTier ?? null,
         );
         sums.set(hold.orgId, checkedSum(sum + hold.holdMicros));
         if (hold.batchId !== undefined) afterBatchLine.add(hold.orgId);

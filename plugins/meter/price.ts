@@ -40,15 +40,21 @@ export class Pricer {
   readonly #search: bigint;
   readonly #denominator: bigint;
 
-  /** `discountPercent`: off every price, a whole percentage (the batch price: issue #29), exact like the rest. */
-  constructor(pricing: PricingConfig, discountPercent = 0) {
+  /**
+   * `discountPercent`: off every price, a whole percentage (the batch price: issue #29); `pricePercent`: the
+   * share of every price paid, a whole percentage (a service tier's `price_percent`: issue #31). Both exact
+   * like the rest: a cost is still rounded up once, at the end.
+   */
+  constructor(pricing: PricingConfig, discountPercent = 0, pricePercent = 100) {
     if (!Number.isInteger(discountPercent) || discountPercent < 0 || discountPercent > 100)
       throw new RangeError(`a discount is a whole percentage 0..100, not ${discountPercent}`);
+    if (!Number.isInteger(pricePercent) || pricePercent < 0 || pricePercent > 1000)
+      throw new RangeError(`a price percentage is a whole percentage 0..1000, not ${pricePercent}`);
     const input = decimal(pricing.input_per_mtok);
     // credits per 1,000 searches × 1,000,000 micro-credits / 1,000 = micro-credits per search × 1,000.
     const search = times(decimal(pricing.search_per_1000), { digits: 1000n, scale: 0 });
-    // (100 − discount) / 100: the share of the list price paid.
-    const paid: Decimal = { digits: BigInt(100 - discountPercent), scale: 2 };
+    // (100 − discount) / 100 × percent / 100: the share of the list price paid.
+    const paid: Decimal = { digits: BigInt(100 - discountPercent) * BigInt(pricePercent), scale: 4 };
     const prices = [
       input,
       decimal(pricing.output_per_mtok),

@@ -9,6 +9,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { WireProfile } from '../../core/dialect.js';
 import type { BatchLine, Exchange, ExchangeLocals, ExchangeReply, RequestHead } from '../../core/exchange.js';
 import type { Route } from '../../core/route.js';
+import type { ServedTier } from '../../core/service-tier.js';
 import { checkThinkingReplay } from './thinking-replay.js';
 import type { ThinkingSigner } from '../../core/thinking-signer.js';
 
@@ -43,6 +44,8 @@ export class LiveExchange implements Exchange {
   trace: RequestTrace | undefined = undefined;
   /** The organization's limit window and balance for clients that read them in the stream; set by the rate limiter. */
   limits: LimitSnapshot | undefined = undefined;
+  /** The service tier the request is served at; set by the meter. */
+  serviceTier: ServedTier | undefined = undefined;
 
   readonly #rootLog: Logger;
   #log: Logger | undefined;

@@ -56,7 +56,8 @@ export interface ChatCallOptions {
   reasoningTags?: ReasoningTagsMode;
   /**
    * vLLM's per-request `priority` for a batch line (`batch.upstream_priority`; the upstream runs
-   * `--scheduling-policy priority`, where lower runs first and live requests keep the default 0); unset: none sent.
+   * `--scheduling-policy priority`, where lower runs first); unset: none sent. A live request gets its service
+   * tier's (`service_tiers.<tier>.upstream_priority`, exchange.serviceTier), else none (vLLM's default 0).
    */
   batchPriority?: number;
 }
@@ -74,7 +75,8 @@ export function createChatCall(pool: UpstreamPool, options: ChatCallOptions): Ha
     let response: UpstreamResponse;
     try {
       const isolation = options.isolationFields?.(exchange);
-      const priority = exchange.batchLine !== undefined ? options.batchPriority : undefined;
+      const priority =
+        exchange.batchLine !== undefined ? options.batchPriority : exchange.serviceTier?.upstreamPriority;
       response = await pool.post(
         '/chat/completions',
         upstreamBody(request, options, priority === undefined ? isolation : { ...isolation, priority }, plan),

@@ -10,6 +10,7 @@ import { caps } from './0006-caps.js';
 import { payments } from './0007-payments.js';
 import { alerts } from './0008-alerts.js';
 import { batches } from './0009-batches.js';
+import { serviceTiers } from './0010-service-tiers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-payments': payments,
   '0008-alerts': alerts,
   '0009-batches': batches,
+  '0010-service-tiers': serviceTiers,
 };
 
 export const migrations: MigrationProvider = {

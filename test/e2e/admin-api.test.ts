@@ -634,3 +634,23 @@ t.test(
     t.match((await fetch(adminUrl + '/app.js')).headers.get('content-type'), /^text\/javascript/);
   },
 );
+
+t.test(
+  "GET and PUT /orgs/:org/service-tiers show and set an organization's default tier and the tiers it may use",
+  async (t) => {
+    await store.orgs.create('tiered');
+    t.same((await admin('GET', '/admin/v1/orgs/tiered/service-tiers')).body, { default: 'default', allowed: null });
+    const set = await admin('PUT', '/admin/v1/orgs/tiered/service-tiers', { default: 'flex', allowed: ['flex'] });
+    t.equal(set.status, 200);
+    t.same(set.body, { default: 'flex', allowed: ['flex'] });
+    t.same((await store.orgs.get('tiered')).serviceTiers, { defaultTier: 'flex', allowed: ['flex'] });
+    const notAllowed = await admin('PUT', '/admin/v1/orgs/tiered/service-tiers', { default: 'priority', allowed: [] });
+    t.equal(notAllowed.status, 400);
+    t.match(notAllowed.body, { error: { code: 'invalid_request', field: 'allowed' } });
+    const unknown = await admin('PUT', '/admin/v1/orgs/tiered/service-tiers', { default: 'scale' });
+    t.match(unknown.body, { error: { code: 'invalid_request', field: 'default' } });
+    const reset = await admin('PUT', '/admin/v1/orgs/tiered/service-tiers', {});
+    t.same(reset.body, { default: 'default', allowed: null }, 'an empty body resets both');
+    t.match((await store.audit.list((await store.orgs.get('tiered')).id))[0], { action: 'service_tiers.set' });
+  },
+);

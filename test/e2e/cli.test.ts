@@ -115,3 +115,25 @@ t.test(
     t.match(unbalanced.err, /1 organization\(s\) do not balance: org_/);
   },
 );
+
+t.test(
+  "'gateway orgs service-tiers' shows an organization's tiers and sets its default and the tiers it may use",
+  async (t) => {
+    t.equal(gateway('orgs', 'create', 'tiered').code, 0);
+    const shown = gateway('orgs', 'service-tiers', 'tiered');
+    t.equal(shown.code, 0, shown.err);
+    t.same(shown.out.trim().split('\n'), ['service_tier_default\tdefault', 'service_tiers_allowed\tall']);
+    const set = gateway('orgs', 'service-tiers', 'tiered', 'flex', 'flex');
+    t.equal(set.code, 0, set.err);
+    t.same(set.out.trim().split('\n'), ['service_tier_default\tflex', 'service_tiers_allowed\tflex']);
+    t.equal(
+      gateway('orgs', 'service-tiers', 'tiered', 'default', 'none').out.split('\n')[1],
+      'service_tiers_allowed\tnone',
+    );
+    const refused = gateway('orgs', 'service-tiers', 'tiered', 'priority', 'flex');
+    t.equal(refused.code, 1, 'a default tier the organization may not use is refused');
+    t.match(refused.err, /'priority' is not among the tiers allowed/);
+    t.equal(gateway('orgs', 'service-tiers', 'tiered', 'scale', 'all').code, 64, 'an unknown tier is a usage error');
+    t.equal(gateway('orgs', 'service-tiers', 'tiered', 'flex', 'default').code, 64, "'default' is never listed");
+  },
+);

@@ -17,8 +17,9 @@ t.test('gateway migrate applies the migrations of a new store and prints them, t
     'applied 0007-payments',
     'applied 0008-alerts',
     'applied 0009-batches',
+    'applied 0010-service-tiers',
   ]);
-  t.match(first.err, /applied 9 migration\(s\) to .*gateway\.db/);
+  t.match(first.err, /applied 10 migration\(s\) to .*gateway\.db/);
   const again = runGateway(environment, 'migrate');
   t.equal(again.code, 0, again.err);
   t.equal(again.out, '', 'nothing applied');

@@ -59,9 +59,10 @@ t.test('nodes opening one empty database together all start, and each migration 
     '0007-payments',
     '0008-alerts',
     '0009-batches',
+    '0010-service-tiers',
   ]);
   const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(stores[0]!.db);
-  t.equal(rows.length, 9, 'one row per migration');
+  t.equal(rows.length, 10, 'one row per migration');
 });
 
 t.test('three nodes starting on an empty shared store make no demo organization, and none fails', async (t) => {

@@ -150,13 +150,35 @@ t.test("the encoders get the client's stream_options as the echo", async (t) => 
   t.same(decoder({ ...valid, stream: true, stream_options: { include_usage: true } }).echo, {
     includeUsage: true,
     continuousUsage: false,
+    tierAsked: false,
   });
   t.same(decoder({ ...valid, stream: true, stream_options: { continuous_usage_stats: true } }).echo, {
     includeUsage: false,
     continuousUsage: true,
+    tierAsked: false,
   });
-  t.same(decoder({ ...valid, stream_options: null }).echo, { includeUsage: false, continuousUsage: false });
+  t.same(decoder({ ...valid, stream_options: null }).echo, {
+    includeUsage: false,
+    continuousUsage: false,
+    tierAsked: false,
+  });
 });
+
+t.test(
+  'service_tier is one of auto, default, flex, priority, carried gateway-side (never an extra field); any other value is a 400 naming service_tier',
+  async (t) => {
+    for (const tier of ['auto', 'default', 'flex', 'priority']) {
+      const decoded = decoder({ ...valid, service_tier: tier });
+      t.same(decoded.request, { ...valid, gateway: { service_tier: tier } }, tier);
+      t.equal(decoded.echo.tierAsked, true);
+    }
+    t.same(decode({ ...valid, service_tier: null }), valid);
+    const refused = rejection({ ...valid, service_tier: 'scale' });
+    t.equal(refused.status, 400);
+    t.equal(refused.param, 'service_tier');
+    t.match(refused.message, /Invalid value for 'service_tier'/);
+  },
+);
 
 t.test("a chat body cannot set the promptcache plugin's gateway-side field", async (t) => {
   t.same(decode({ ...valid, cache_blocks: [{ place: 't', block: {}, mark: {}, param: 'x' }] }), valid);

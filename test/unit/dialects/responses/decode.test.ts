@@ -143,7 +143,7 @@ t.test('presence_penalty and frequency_penalty pass to the upstream', async (t) 
 });
 
 t.test(
-  'fields real clients send are accepted and ignored; reasoning.effort is the thinking switch, prompt_cache_key the conversation key',
+  'fields real clients send are accepted and ignored; reasoning.effort is the thinking switch, prompt_cache_key the conversation key; service_tier is carried for the meter',
   async (t) => {
     const request = decodeResponses(
       {
@@ -165,8 +165,21 @@ t.test(
     t.same(request, {
       model: MODEL,
       messages: [{ role: 'user', content: 'x' }],
-      gateway: { enable_thinking: true, conversation_key: 'k' },
+      gateway: { enable_thinking: true, conversation_key: 'k', service_tier: 'auto' },
     });
+  },
+);
+
+t.test(
+  'service_tier is one of auto, default, flex, priority: any other value is a 400 naming service_tier',
+  async (t) => {
+    for (const tier of ['auto', 'default', 'flex', 'priority'])
+      t.equal(decodeResponses({ model: MODEL, input: 'x', service_tier: tier }, off).gateway?.service_tier, tier);
+    t.equal(decodeResponses({ model: MODEL, input: 'x', service_tier: null }, off).gateway, undefined);
+    const refused = rejection({ model: MODEL, input: 'x', service_tier: 'scale' });
+    t.equal(refused.status, 400);
+    t.equal(refused.param, 'service_tier');
+    t.match(refused.message, /Invalid value for 'service_tier'/);
   },
 );
 

@@ -104,6 +104,7 @@ t.test('orphan sweep: the plugin releases, on its own timer, the holds a killed 
     config: {
       pricing: DEFAULT_PRICES,
       batch: { discount_percent: 50 },
+      service_tiers: { default: { price_percent: 100 } },
     } as GatewayConfig,
     store: async () => store,
   } as unknown as PluginContext;

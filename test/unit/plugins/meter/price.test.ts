@@ -174,3 +174,28 @@ t.test('a discount that is not a whole percentage from 0 to 100 throws a RangeEr
   for (const discount of [-1, 101, 12.5, Number.NaN, Number.POSITIVE_INFINITY])
     t.throws(() => new Pricer(listed, discount), RangeError, String(discount));
 });
+
+t.test(
+  "a service tier's price_percent scales the exact list price, rounded up once (so flex at 50% never undercharges)",
+  async (t) => {
+    // A share of p% is a discount of (100 − p)% for p ≤ 100; above 100 the reference is scaled the same way.
+    const reference = (usage: BilledUsage, percent: number): number => {
+      let exact = 0n;
+      for (const kind of Object.keys(LISTED_MILLIONTHS) as (keyof BilledUsage)[])
+        exact += BigInt(usage[kind]) * LISTED_MILLIONTHS[kind];
+      const denominator = 100n * 1_000_000n;
+      return Number((exact * BigInt(percent) + denominator - 1n) / denominator);
+    };
+    for (const percent of [0, 33, 50, 100, 150, 200, 1000]) {
+      const tier = new Pricer(listed, 0, percent);
+      for (const usage of usages) t.equal(tier.cost(usage), reference(usage, percent), `${percent}%`);
+    }
+    // 7 × 0.3 + 3 × 1.7 = 7.2 micro-credits: 8 at the list price, 3.6 → 4 at flex's 50%, 14.4 → 15 at 200%.
+    t.equal(new Pricer(listed, 0, 50).cost({ ...NO_USAGE, input: 7, output: 3 }), 4);
+    t.equal(new Pricer(listed, 0, 200).cost({ ...NO_USAGE, input: 7, output: 3 }), 15);
+    // A batch line's discount and a tier's share compose exactly: 7.2 × 50% × 200% = 7.2 → 8.
+    t.equal(new Pricer(listed, 50, 200).cost({ ...NO_USAGE, input: 7, output: 3 }), 8);
+    for (const percent of [-1, 1001, 12.5, Number.NaN])
+      t.throws(() => new Pricer(listed, 0, percent), RangeError, String(percent));
+  },
+);

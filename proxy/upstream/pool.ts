@@ -24,7 +24,7 @@ export interface UpstreamPoolOptions {
   routing?: Routing;
   /** Each URL's capacity relative to the others' (positive integers, one per URL); all 1 by default. */
   weights?: readonly number[];
-  /** Affinity's load bound: a conversation's replica takes it while within this many times its share (≥ 1; 1.25 by default). */
+  /** Affinity's load bound: a conversation's replica takes it while within this many times its share (≥ 1; 2 by default). */
   affinityBound?: number;
   /** The clock (Unix ms) replicas' cool-downs run on; Date.now by default. */
   now?: () => number;
@@ -65,7 +65,7 @@ export class UpstreamPool {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#routing = options.routing ?? 'affinity';
-    this.#bound = options.affinityBound ?? 1.25;
+    this.#bound = options.affinityBound ?? 2;
     this.replicas = options.urls.map((url, i) => new Replica(url, options, options.weights?.[i] ?? 1));
   }
 

@@ -166,9 +166,9 @@ t.test('upstream.weights gives one weight per URL of upstream.urls', async (t) =
   t.same(loadConfig(good, {}).config.upstream.weights, [2, 1]);
 });
 
-t.test('upstream routing defaults: affinity, a load bound of 1.25, health probes every 5 s', async (t) => {
+t.test('upstream routing defaults: affinity, a load bound of 2, health probes every 5 s', async (t) => {
   const { upstream } = loadConfig(undefined, {}).config;
-  t.same([upstream.routing, upstream.affinity_load_bound, upstream.health_check_interval_ms], ['affinity', 1.25, 5000]);
+  t.same([upstream.routing, upstream.affinity_load_bound, upstream.health_check_interval_ms], ['affinity', 2, 5000]);
   const bad = file('routing.yaml', 'upstream:\n  routing: random\n');
   t.match(
     configError(() => loadConfig(bad, {})),

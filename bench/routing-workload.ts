@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { SseReader } from '../proxy/stream/sse.js';
+import { prng } from '../sim/prng.js';
 
 export interface Workload {
   conversations: number;
@@ -160,16 +161,4 @@ function words(random: () => number, count: number): string {
   const out: string[] = [];
   for (let i = 0; i < count; i++) out.push(WORDS[Math.floor(random() * WORDS.length)] ?? 'word');
   return `${out.join(' ')}.`;
-}
-
-/** mulberry32: a tiny 32-bit PRNG, so every run draws the same texts and pauses. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

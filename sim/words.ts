@@ -2,6 +2,7 @@
 // directly as token ids so its length in tokens is exact. Every word used is one Qwen3 token both
 // as " word" and as "Word" (the capitalised first word); the answer ends with a "." token.
 import { encode } from './qwen3-prompt.js';
+import { prng } from './prng.js';
 
 const WORDS = `the of and to in is was for on that with as by at from this it be are or have not
 but had they which one were all we when there can an your more their has been if some would time
@@ -35,18 +36,6 @@ function singleTokenWords(): { lower: number[]; capital: number[] } {
   }
   vocabulary = { lower, capital };
   return vocabulary;
-}
-
-/** mulberry32: a tiny, good-enough 32-bit PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** `count` token ids of words ending with "." (a lone word when count is 1, nothing when 0). */

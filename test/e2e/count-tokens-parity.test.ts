@@ -2,22 +2,13 @@
 // for the same request (input_tokens + cache_read_input_tokens), against the reference upstream.
 import t from 'tap';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { prng } from '../../sim/prng.js';
 
 let stack: Stack;
 t.before(async () => {
   stack = await startStack();
 });
 t.teardown(() => stack.close());
-
-/** A small seeded PRNG (mulberry32), so the set of requests is the same on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let value = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TEXTS = [
   'Hello there.',
@@ -62,7 +53,7 @@ const TOOLS = [
 ];
 
 function buildRequest(index: number): Record<string, unknown> {
-  const next = random(index + 1);
+  const next = prng(index + 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const text = (): string => {
     const base = pick(TEXTS);

@@ -136,18 +136,19 @@ t.test(
   },
 );
 
+/** What each sim got while `count` requests went through the pool one after another, each read to its end. */
+async function sentOneByOne(pool: UpstreamPool, count: number, affinity?: () => string): Promise<number[]> {
+  const before = [simA.stats().requests, simB.stats().requests];
+  for (let i = 0; i < count; i++)
+    await (
+      await pool.post('/chat/completions', body, { signal, headers: {}, ...(affinity && { affinity }) })
+    ).text(1 << 20);
+  return [simA.stats().requests - before[0]!, simB.stats().requests - before[1]!];
+}
+
 t.test('affinity: the requests of one conversation all go to one replica, even while others are free', async (t) => {
   const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`]));
-  const before = [simA.stats().requests, simB.stats().requests];
-  for (let i = 0; i < 4; i++) {
-    const response = await pool.post('/chat/completions', body, {
-      signal,
-      headers: {},
-      affinity: () => 'org\nkey:one',
-    });
-    await response.text(1 << 20);
-  }
-  const sent = [simA.stats().requests - before[0]!, simB.stats().requests - before[1]!];
+  const sent = await sentOneByOne(pool, 4, () => 'org\nkey:one');
   t.same(sent.toSorted(), [0, 4], `sent ${sent}`);
   await pool.close();
 });
@@ -165,16 +166,7 @@ t.test('weights: a replica of weight 3 takes three of every four requests in fli
 
 t.test('round_robin: replicas take turns whatever their load', async (t) => {
   const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`], { routing: 'round_robin' }));
-  const before = [simA.stats().requests, simB.stats().requests];
-  for (let i = 0; i < 4; i++) {
-    const response = await pool.post('/chat/completions', body, {
-      signal,
-      headers: {},
-      affinity: () => 'org\nkey:one',
-    });
-    await response.text(1 << 20);
-  }
-  t.same([simA.stats().requests - before[0]!, simB.stats().requests - before[1]!], [2, 2]);
+  t.same(await sentOneByOne(pool, 4, () => 'org\nkey:one'), [2, 2]);
   await pool.close();
 });
 
@@ -188,17 +180,11 @@ t.test(
   'a replica its server shows full is passed by while another has room; with none, full ones still serve',
   async (t) => {
     const pool = new UpstreamPool(poolOptions([`${simA.url}/v1`, `${simB.url}/v1`]));
-    const sent = async (): Promise<number[]> => {
-      const before = [simA.stats().requests, simB.stats().requests];
-      for (let i = 0; i < 4; i++)
-        await (await pool.post('/chat/completions', body, { signal, headers: {} })).text(1 << 20);
-      return [simA.stats().requests - before[0]!, simB.stats().requests - before[1]!];
-    };
     pool.replicas[0]!.full = true;
-    t.same(await sent(), [0, 4]);
+    t.same(await sentOneByOne(pool, 4), [0, 4]);
     pool.replicas[1]!.full = true;
     t.same(
-      (await sent()).reduce((a, b) => a + b),
+      (await sentOneByOne(pool, 4)).reduce((a, b) => a + b),
       4,
       'every request still served',
     );

@@ -10,6 +10,7 @@ import type { Member, NewMember, Org } from '../store/orgs.js';
 import type { MemberRole } from '../store/schema.js';
 import { TIER_NAMES, type ExtraTierName, type OrgServiceTiers, type TierName } from '../store/org-service-tiers.js';
 import { alertRoutes } from './alert-routes.js';
+import { setOrgServiceTiers } from './service-tier-settings.js';
 import { auditBody, keyBody, memberBody, orgJson, paymentBody } from './bodies.js';
 import { capRoutes } from './cap-routes.js';
 import { clientAddressOf } from './client-address.js';
@@ -103,9 +104,9 @@ export function apiRoutes(services: Services, tiers: readonly Tier[]): AdminRout
       async handle({ req, params: [org] }) {
         const settings = serviceTiersOf(await readObject(req));
         const s = await store();
-        const after = await about('allowed', () => s.orgs.setServiceTiers(org!, settings, operator(req)));
-        // Every auth cache listening drops the organization's keys, whose tier settings it holds.
-        for (const key of await s.keys.list(after.id)) await services.revocations.publish(key.id);
+        const after = await about('allowed', () =>
+          setOrgServiceTiers(s, org!, settings, operator(req), services.revocations),
+        );
         return { status: 200, body: serviceTiersBody(after.serviceTiers) };
       },
     },

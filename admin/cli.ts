@@ -9,6 +9,7 @@ import { tierFor, type Tier } from '../limits/tiers.js';
 import type { NewMember, Org } from '../store/orgs.js';
 import { TIER_NAMES, type ExtraTierName, type OrgServiceTiers, type TierName } from '../store/org-service-tiers.js';
 import type { RevocationBus } from '../store/revocations.js';
+import { setOrgServiceTiers } from './service-tier-settings.js';
 import type { MemberRole } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
@@ -116,8 +117,8 @@ export async function runStoreCommand(
       const [name, defaultTier, allowed] = rest;
       let org = await store.orgs.get(name!);
       if (defaultTier !== undefined) {
-        org = await store.orgs.setServiceTiers(org.id, parseTierSettings(defaultTier, allowed!), CLI_ACTOR);
-        for (const key of await store.keys.list(org.id)) await options.revocations?.publish(key.id);
+        const settings = parseTierSettings(defaultTier, allowed!);
+        org = await setOrgServiceTiers(store, org.id, settings, CLI_ACTOR, options.revocations);
       }
       return {
         out: tierLines(org.serviceTiers),

@@ -7,8 +7,8 @@
 // with requests waiting in its scheduler, or its KV cache nearly full, is passed by while another has room.
 import type { UpstreamFlavor } from './request-fields.js';
 import type { Replica } from './replica.js';
-import { healthUrl } from './upstream-health.js';
-import { getStatus, getText, type ProbeTarget } from './upstream-get.js';
+import { healthProblem, healthUrl } from './upstream-health.js';
+import { getText, type ProbeTarget } from './upstream-get.js';
 import { isFull, serverLoad } from './server-load.js';
 
 export interface HealthCheckOptions {
@@ -64,13 +64,7 @@ export class HealthChecks {
 
   async #probe(replica: Replica): Promise<void> {
     const url = healthUrl(replica.origin + replica.basePath, this.#options.flavor);
-    let why: string | undefined;
-    try {
-      const status = await getStatus(url, this.#options.target);
-      if (status !== 200) why = `answered ${status}`;
-    } catch (error) {
-      why = error instanceof Error ? error.message : String(error);
-    }
+    const why = await healthProblem(url, this.#options.target);
     const before = replica.probe;
     replica.probed(why === undefined);
     const load = this.#options.load;

@@ -160,13 +160,14 @@ export class UpstreamPool {
     const replicas = this.replicas;
     if (replicas.length === 1) return replicas[0]!;
     const now = this.#now();
+    const healthy = replicas.map((replica) => replica.healthyAt(now));
     // A replica its server's metrics show full is passed by while another healthy one has room.
-    const room = replicas.some((replica) => !replica.full && replica.healthyAt(now));
-    const candidates = replicas.map((replica) => ({
+    const room = replicas.some((replica, i) => healthy[i] && !replica.full);
+    const candidates = replicas.map((replica, i) => ({
       label: replica.label,
       inFlight: replica.inFlight,
       weight: replica.weight,
-      healthy: replica.healthyAt(now) && !(room && replica.full),
+      healthy: healthy[i]! && !(room && replica.full),
     }));
     const choice = chooseReplica(candidates, {
       routing: this.#routing,

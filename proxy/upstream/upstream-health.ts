@@ -32,8 +32,21 @@ export async function anyReplicaHealthy(
   await Promise.any(
     baseUrls.map(async (baseUrl) => {
       const url = healthUrl(baseUrl, flavor);
-      const status = await getStatus(url, target);
-      if (status !== 200) throw new Error(`${url} answered ${status}`);
+      const problem = await healthProblem(url, target);
+      if (problem !== undefined) throw new Error(`${url}: ${problem}`);
     }),
   );
+}
+
+/**
+ * What is wrong with a replica by its health endpoint now (/ready's probe, and the active health checks of
+ * health-checks.ts): undefined when it answers 200, else the status it answered or why it did not answer.
+ */
+export async function healthProblem(url: string, target: ProbeTarget): Promise<string | undefined> {
+  try {
+    const status = await getStatus(url, target);
+    return status === 200 ? undefined : `answered ${status}`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

@@ -200,7 +200,7 @@ async function assemble(node: Components, loaded: LoadedConfig, options: Assembl
       const checks = new HealthChecks(pool.replicas, {
         flavor,
         intervalMs: interval,
-        target: { apiKey: upstreamApiKey, timeoutMs: Math.min(interval, UPSTREAM_PROBE_MS) },
+        target: { apiKey: upstreamApiKey, timeoutMs: UPSTREAM_PROBE_MS },
         log,
         ...(config.upstream.load_from_metrics ? { load: { kvCacheFull: config.upstream.kv_cache_full } } : {}),
       });

@@ -28,7 +28,7 @@ export async function getJson(url: string, target: ProbeTarget): Promise<unknown
 /** The text of a 200 answer (a server's metrics, at most 1 MB); undefined for any other status, a longer body, or no answer. */
 export async function getText(url: string, target: ProbeTarget): Promise<string | undefined> {
   try {
-    const response = await request(url, { headers: headersOf(target), signal: AbortSignal.timeout(target.timeoutMs) });
+    const response = await request(url, probeOptions(target));
     if (response.statusCode !== 200) {
       await response.body.dump();
       return undefined;
@@ -41,9 +41,17 @@ export async function getText(url: string, target: ProbeTarget): Promise<string 
 
 /** The status of a GET, its body discarded; rejects when the upstream does not answer within the timeout. */
 export async function getStatus(url: string, target: ProbeTarget): Promise<number> {
-  const response = await request(url, { headers: headersOf(target), signal: AbortSignal.timeout(target.timeoutMs) });
+  const response = await request(url, probeOptions(target));
   await response.body.dump();
   return response.statusCode;
+}
+
+/**
+ * A probe's request: its own connection, closed after it (`reset`), so a probe never rides a kept-alive connection
+ * to a server that has stopped taking new ones and reports it up.
+ */
+function probeOptions(target: ProbeTarget) {
+  return { headers: headersOf(target), signal: AbortSignal.timeout(target.timeoutMs), reset: true };
 }
 
 function headersOf(target: ProbeTarget): Record<string, string> {

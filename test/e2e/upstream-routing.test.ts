@@ -141,7 +141,11 @@ t.test(
     for (const sim of sims) await sim.setRefusing(true);
     await Promise.all(downs);
     t.equal(await ready(), 503);
-    const back = stack.logged((entry) => entry.msg === 'upstream replica passed its health check: back in the routing');
+    const back = stack.logged(
+      (entry) =>
+        entry.msg === 'upstream replica passed its health check: back in the routing' &&
+        entry.replica === `${sims[1]!.url}/v1`,
+    );
     await sims[1]!.setRefusing(false);
     t.match(await back, { replica: `${sims[1]!.url}/v1` });
     t.equal(await ready(), 200);

@@ -64,9 +64,13 @@ t.test(
       const calls = callsOf(proxies, question);
       t.same(calls.map((on) => on.length).toSorted(), [0, 4], `${question}: all four turns on one server`);
       const turns = calls.find((on) => on.length === 4)!;
-      t.equal(cacheRead(turns[0]!), 0, `${question}: the first turn is a full prefill`);
+      // The first turn may read the chat template's opening that another conversation on the server left cached.
+      const first = cacheRead(turns[0]!);
       for (const [index, turn] of turns.slice(1).entries())
-        t.ok(cacheRead(turn) > 0, `${question}: turn ${index + 2} read ${cacheRead(turn)} tokens from the cache`);
+        t.ok(
+          cacheRead(turn) > first,
+          `${question}: turn ${index + 2} read ${cacheRead(turn)} tokens from the cache, the first ${first}`,
+        );
     }
   },
 );
